@@ -1,0 +1,106 @@
+"""Records that cross module boundaries (scan → chunk → index → search → answer)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def text_hash(text: str) -> str:
+    """Content hash used for chunks and the embedding cache (stable across renames)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One searchable passage of a file.
+
+    Lines are 1-based and inclusive; for PDFs start_line/end_line are page numbers.
+    `symbol` is the qualified symbol name for code, the heading path for Markdown.
+    """
+
+    path: str  # workspace-relative, '/' separated
+    start_line: int
+    end_line: int
+    language: str
+    kind: str  # function | method | class | module | window | section | page | paragraph
+    symbol: str
+    text: str
+    signature: str = ""
+    doc: str = ""
+
+    @property
+    def content_hash(self) -> str:
+        return text_hash(self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolDef:
+    """A definition found by tree-sitter, for hover and code lens."""
+
+    name: str
+    kind: str  # function | method | class | interface | struct | enum | type | ...
+    container: str  # enclosing class/module name, "" at top level
+    path: str
+    start_line: int  # whole definition, 1-based inclusive
+    end_line: int
+    name_line: int  # where the name itself is (1-based line, 0-based UTF-16-agnostic column)
+    name_col: int
+    signature: str
+    language: str
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.container}.{self.name}" if self.container else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    """What the chunker makes of one file."""
+
+    chunks: list[Chunk]
+    symbols: list[SymbolDef]
+
+
+@dataclass(slots=True)
+class SearchHit:
+    """A search hit; `to_json` uses the contract's field names (DESIGN.md)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    score: float  # calibrated, in [0, 1]; the number minScore is compared with
+    symbol: str
+    kind: str
+    language: str
+    project: str
+    snippet: str
+    chunk_id: str = ""
+    signals: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "startLine": self.start_line,
+            "endLine": self.end_line,
+            "score": round(self.score, 4),
+            "symbol": self.symbol,
+            "kind": self.kind,
+            "language": self.language,
+            "project": self.project,
+            "snippet": self.snippet,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    """Validated search/ask parameters (seed 000)."""
+
+    query: str
+    top_k: int
+    path_prefix: str | None
+    language: str | None
+    min_score: float | None  # None: no filter (search); ask always filters
+    project: str | None = None  # None: the current project; "*": all projects
+    mode: str = "hybrid"
