@@ -65,3 +65,85 @@ CONF_AMBIGUOUS_MIN = 30  # 30–49 AMBIGUOUS; < 30 FAIL
 
 # --- Depth controller (seed 004) ---
 DEPTH_CLASSIFY_BUDGET_MS = 100  # REQ-CDC-005
+
+# --- Ask pipeline (issue 6; answer/) ---
+LLM_TIMEOUT_S = 60.0  # per request; the SDK default (10 min) is far too long for an editor
+LLM_MAX_RETRIES = 3  # retries on 429 / 5xx / connection errors (seed 000 "time-outs, retries")
+LLM_BACKOFF_BASE_S = 0.5  # back-off: base * 2**attempt, capped
+LLM_BACKOFF_MAX_S = 8.0
+EVIDENCE_MAX_CHARS = 4000  # per evidence block sent to the model (chunks are <= 80 lines)
+EVIDENCE_RELOCATE_MIN_MATCH = 0.8  # share of snippet lines that must match at the new place
+EVIDENCE_EDITED_MIN_RATIO = 0.5  # same place, text changed this little -> kept as "edited"
+COVERAGE_LOW_MEAN_NOTE = 0.5  # 2+ docs with mean < 0.5 count as "low" (seed 001 leaves it open)
+AMBIGUITY_NEAR_EQUAL = 0.02  # top hits closer than this are "near-equal" (seed 002 ambiguity)
+AMBIGUITY_CLEAR_MARGIN = 0.05  # a named symbol's best definition wins by this much -> resolved
+CLAIM_MIN_WORDS = 4  # shorter sentences are not treated as factual claims needing [E#]
+HISTORY_MAX_TURNS = 3  # seed 001 "incluir últimas 2-3 mensagens"
+NEARBY_TERMS_LIMIT = 8
+EXTRACTIVE_LABEL = "Extractive answer (no LLM configured)"
+
+# --- Depth controller: classification (seed 004 "Sinais de Profundidade", issue 7) ---
+# Seed precedence (its detect_depth_level cascade): D3 > D4 > D2 > D1 > D0.
+DEPTH_PRECEDENCE = ("D3", "D4", "D2", "D1", "D0")
+DEPTH_DIRECT_SCORE = 0.5  # every question is at least a direct question (D0)
+DEPTH_MIN_SIGNAL = 0.35  # a level needs this much evidence to be chosen at all
+DEPTH_TIE_MARGIN = (
+    0.15  # levels within this of the best score tie; ties go up (seed "errar para cima")
+)
+DEPTH_RECENT_TURNS_FOR_TOPIC = 2  # topic continuity is judged against D0's window (last 2 messages)
+DEPTH_EMBED_CONTINUITY_COS = 0.5  # optional embedder: cosine at/above = same topic (uncalibrated)
+
+# --- Depth controller: retrieval plans (seed 004 "Retrieval Plan por Nível") ---
+DEPTH_TOKEN_BUDGET = {"D0": 500, "D1": 1500, "D2": 3000, "D3": 4000, "D4": 2500}  # seed max_tokens
+# Messages kept in the working set; None = full session (seed D3), 0 = reset (D4).
+DEPTH_RECENT_MESSAGES: dict[str, int | None] = {"D0": 2, "D1": 5, "D2": 3, "D3": None, "D4": 0}
+DEPTH_TOP_K = {"D0": 3, "D1": 5, "D2": 8, "D3": 8, "D4": 6}  # evidence hits asked of the index
+DEPTH_TOKEN_SAFETY = 0.10  # our tokenizer only approximates the LLM's: keep 10 % headroom
+DEPTH_MAX_ITEM_SHARE = 0.4  # one message or the selection may use at most 40 % of a budget
+DEPTH_MAX_HIT_SHARE = 0.2  # one evidence snippet at most 20 %: several hits must fit
+DEPTH_MIN_EVIDENCE_KEPT = 2  # trimming drops messages and summaries before the top 2 hits
+DEPTH_EPISODIC_MAX_EXCHANGES = 10  # extractive summary: last 10 question/answer pairs
+DEPTH_EPISODIC_ITEM_CHARS = 200  # per question and per answer sentence in the summary
+DEPTH_MAX_CLAIMS = 3  # D3: earlier claims brought back, most related to the correction first
+DEPTH_CLAIM_SEARCH_K = 3  # D3: hits for each claim's text and for the correction
+
+# --- Conversation memory and decision log (seed 004 REQ-CDC-002, REQ-CDC-019) ---
+CONV_MAX_CONVERSATIONS = 200  # LRU beyond this
+CONV_MAX_TURNS = 40  # per conversation (user + assistant turns); oldest dropped
+CONV_MAX_MESSAGE_CHARS = 20_000  # longer messages are cut
+DECISION_LOG_MAX_BYTES = 5_000_000  # rotate the JSON-lines log at this size
+DECISION_LOG_BACKUPS = 3  # decisions.jsonl.1 .. .3 kept
+
+# --- Language server (issue 4; server/code_compass/lsp) ---
+HOVER_EVIDENCE_PER_KIND = 3  # issue 4: <= 3 doc passages and <= 3 code mentions per hover
+HOVER_MENTIONS_LIMIT = 12  # candidates fetched per category before stale/definition filtering
+HOVER_MAX_DEFINITIONS = 3  # more are summarised as "and N more"
+HOVER_SNIPPET_CHARS = 120
+LENS_MAX_LOCATIONS = 100  # locations handed to showReferences per lens
+LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms
+
+# --- Embedding engine (issue 3 items 1–3; server/code_compass/embed/) ---
+EMBED_MODEL_FILE = "minilm-l6-int8.onnx"  # under models/build (git-ignored, built by scripts/setup)
+EMBED_TOKENIZER_FILE = "tokenizer.json"
+EMBED_BUILD_INFO_FILE = "model.json"  # written beside the model by the build
+EMBED_THREADS_ENV = (
+    "CODE_COMPASS_EMBED_THREADS"  # default: cpu_count - 1 (leave a core to the editor)
+)
+EMBED_MODEL_DIR_ENV = "CODE_COMPASS_MODEL_DIR"
+EMBED_BATCH_SIZE = 8  # max texts per session.run; batches are length-bucketed (see embed/model.py)
+EMBED_BATCH_PAD_WASTE = 0.25  # start a new batch rather than pad more than this share of tokens
+EMBED_MAX_PIECES_PER_CHUNK = 8  # a chunk is split into <=256-token pieces; extra pieces are dropped
+EMBED_CACHE_KEEP_DAYS = 30  # cached vectors unused for this long are garbage-collected
+EMBED_CACHE_MAX_ENTRIES = 400_000  # ~600 MB of fp32 vectors at most; least recently used go first
+EMBED_WORKER_BATCH = 32  # chunks fetched per round by the background worker
+EMBED_WORKER_FLUSH_S = 15.0  # the worker saves the vector store at most this often while busy
+VECTOR_COMPACT_DEAD_SHARE = 0.25  # rewrite the matrix without deleted rows past this share
+
+# --- Scan and chunk details (issue 2; index/textio.py, index/chunk/) ---
+TEXT_MAX_CONTROL_RATIO = 0.10  # more control chars than this in the sniffed prefix = binary
+GENERATED_HEAD_LINES = 5  # "@generated" / "Code generated ... DO NOT EDIT" looked for here
+MINIFIED_MIN_CHARS = 4096  # code files at least this long ...
+MINIFIED_MEAN_LINE_CHARS = 500  # ... with lines this long on average are minified: skipped
+SIGNATURE_MAX_CHARS = 300  # Chunk.signature / SymbolDef.signature, whitespace collapsed
+SYMBOL_DOC_MAX_CHARS = 1000  # Chunk.doc (docstring or leading comment)
+CODE_MAX_NESTING = 8  # containers in containers visited for member definitions

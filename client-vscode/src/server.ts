@@ -1,0 +1,134 @@
+/** Owns the LanguageClient: start, stop, restart, typed requests and the server's notifications. */
+import * as vscode from "vscode";
+import { LanguageClient, type LanguageClientOptions, type ServerOptions, State, TransportKind } from "vscode-languageclient/node";
+import { type AnswerDelta, type IndexStateParams, Methods, type ProjectState } from "./protocol";
+import { resolveServerCommand } from "./python";
+import { fixLens } from "./references";
+import type { ApiKeyStore } from "./secrets";
+import { buildInitializationOptions, SECTION } from "./settings";
+
+export type ServerPhase = "starting" | "running" | "stopped";
+
+export class ServerController implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+  private readonly phaseEmitter = new vscode.EventEmitter<ServerPhase>();
+  private readonly indexEmitter = new vscode.EventEmitter<ProjectState[]>();
+  private readonly deltaEmitter = new vscode.EventEmitter<AnswerDelta>();
+  readonly onDidChangePhase = this.phaseEmitter.event;
+  readonly onIndexState = this.indexEmitter.event;
+  readonly onAnswerDelta = this.deltaEmitter.event;
+  phase: ServerPhase = "stopped";
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly keys: ApiKeyStore,
+  ) {}
+
+  private setPhase(phase: ServerPhase): void {
+    this.phase = phase;
+    this.phaseEmitter.fire(phase);
+  }
+
+  start(): Promise<void> {
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    this.setPhase("starting");
+    const cmd = await resolveServerCommand(this.context, this.log);
+    if (!cmd) {
+      this.setPhase("stopped");
+      return;
+    }
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    const key = await this.keys.get();
+    if (key) env.ANTHROPIC_API_KEY = key;
+    const serverOptions: ServerOptions = {
+      command: cmd.command,
+      args: cmd.args,
+      transport: TransportKind.stdio,
+      options: { env, cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+    };
+    const config = vscode.workspace.getConfiguration(SECTION);
+    const initializationOptions = buildInitializationOptions(
+      this.context.storageUri?.fsPath,
+      (k) => config.get(k),
+      vscode.workspace.isTrusted,
+    );
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+      outputChannel: this.log,
+      initializationOptions,
+      synchronize: { configurationSection: SECTION },
+      middleware: {
+        provideCodeLenses: async (document, token, next) => (await next(document, token))?.map(fixLens),
+        resolveCodeLens: async (lens, token, next) => {
+          const resolved = await next(lens, token);
+          return resolved ? fixLens(resolved) : resolved;
+        },
+      },
+    };
+    // Logged without secrets: the key is only in env, which is never logged.
+    this.log.info(`Starting server: ${cmd.command} ${cmd.args.join(" ")}`);
+    this.log.info(`initializationOptions: ${JSON.stringify(initializationOptions)}`);
+    // The id "codeCompass" makes vscode-languageclient honour codeCompass.trace.server.
+    const client = new LanguageClient("codeCompass", "Code Compass", serverOptions, clientOptions);
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) this.setPhase("running");
+      else if (e.newState === State.Stopped) this.setPhase("stopped");
+      else this.setPhase("starting");
+    });
+    client.onNotification(Methods.indexState, (p: IndexStateParams) => this.indexEmitter.fire(p?.projects ?? []));
+    client.onNotification(Methods.answerDelta, (p: AnswerDelta) => this.deltaEmitter.fire(p));
+    this.client = client;
+    try {
+      await client.start();
+    } catch (err) {
+      this.log.error(`Server failed to start: ${String(err)}`);
+      this.setPhase("stopped");
+      void vscode.window
+        .showErrorMessage("Code Compass: the server failed to start. See the output for details.", "Show Output")
+        .then((c) => c && this.log.show());
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(5000);
+      } catch (err) {
+        this.log.warn(`Stopping the server: ${String(err)}`);
+      }
+      await client.dispose();
+    }
+    this.setPhase("stopped");
+  }
+
+  async restart(): Promise<void> {
+    await this.starting;
+    await this.stop();
+    await this.start();
+  }
+
+  /** Send a request, starting the server first if needed. */
+  async request<R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R> {
+    if (!this.client || this.phase !== "running") await this.start();
+    const client = this.client;
+    if (!client || !client.isRunning()) throw new Error("The Code Compass server is not running. Use “Code Compass: Restart Server” or see the output.");
+    return client.sendRequest<R>(method, params, token);
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.phaseEmitter.dispose();
+    this.indexEmitter.dispose();
+    this.deltaEmitter.dispose();
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Settings → initializationOptions (pure). The server gets every codeCompass.* setting
+ * in the same nested shape that workspace/didChangeConfiguration sends for the
+ * "codeCompass" section — and never the API key, which travels only in the server's env.
+ */
+
+export const SECTION = "codeCompass";
+
+/** Every contributed setting (dotted, without the section) and its default; package.json must match. */
+export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
+  include: [],
+  exclude: [],
+  maxFileSizeKb: 1000,
+  documentGlobs: ["**/*.md", "**/*.txt", "**/*.pdf"],
+  "embeddings.enabled": true,
+  "search.minScore": 0.6,
+  "search.topK": 5,
+  "llm.model": "claude-sonnet-4-5",
+  "llm.maxTokens": 1000,
+  "llm.temperature": 0.3,
+  "trace.server": "off",
+  "server.pythonPath": "",
+  "server.packageSpec": "code-compass",
+};
+
+/** Key-looking names are dropped even if someone adds such a setting by hand. */
+const SECRET_NAME = /(api[-_.]?key|secret|password|(access|auth|api)[-_.]?token)/i;
+
+export type SettingGetter = (key: string) => unknown;
+
+export interface InitializationOptions {
+  storageUri: string | null;
+  settings: Record<string, unknown>;
+}
+
+function setNested(target: Record<string, unknown>, dotted: string, value: unknown): void {
+  const parts = dotted.split(".");
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next !== "object" || next === null || Array.isArray(next)) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]] = value;
+}
+
+/** Nested settings object from a getter (vscode's WorkspaceConfiguration.get in production). */
+export function collectSettings(get: SettingGetter, keys: readonly string[] = Object.keys(SETTING_DEFAULTS)): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    if (SECRET_NAME.test(key)) continue;
+    const value = get(key);
+    setNested(out, key, value === undefined ? SETTING_DEFAULTS[key] : value);
+  }
+  return out;
+}
+
+export function buildInitializationOptions(storagePath: string | undefined, get: SettingGetter, trusted = true): InitializationOptions {
+  const settings = collectSettings(get);
+  // In an untrusted workspace the workspace may not choose the interpreter; don't echo its value.
+  if (!trusted) setNested(settings, "server.pythonPath", "");
+  return { storageUri: storagePath ?? null, settings };
+}

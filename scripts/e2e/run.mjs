@@ -1,0 +1,431 @@
+// Drives the Code Compass extension inside code-server with Debian's Chromium.
+// Called by scripts/e2e_vscode.sh after it installed code-server/playwright-core and built the VSIX.
+// Each check is independent where it can be; the last line is "N passed, N failed".
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { writeFixture } from "./fixture.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const CACHE = path.join(ROOT, ".cache", "e2e");
+const ARTIFACTS = path.join(ROOT, "artifacts", "e2e");
+const CODE_SERVER = path.join(CACHE, "node_modules", ".bin", "code-server");
+const VSIX = path.join(ROOT, "client-vscode", "code-compass.vsix");
+const PYTHON = path.join(ROOT, ".venv", "bin", "python");
+const SERVER_CMD = process.env.CODE_COMPASS_SERVER_CMD || `${path.join(ROOT, ".venv", "bin", "code-compass")} serve`;
+const CHROMIUM = "/usr/lib/chromium/chromium";
+const READY_TIMEOUT_MS = Number(process.env.E2E_READY_TIMEOUT_MS || 180_000);
+const { chromium } = createRequire(path.join(CACHE, "package.json"))("playwright-core");
+
+const results = [];
+const groups = []; // process groups to kill at the end
+const log = (msg) => process.stderr.write(`[e2e] ${msg}\n`);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Start a process in its own group (setsid-like) so the whole tree can be stopped with kill -- -PGID. */
+function startGroup(cmd, args, opts) {
+  const child = spawn(cmd, args, { ...opts, detached: true });
+  groups.push(child);
+  return child;
+}
+
+function stopGroups() {
+  for (const child of groups.reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      /* already gone */
+    }
+  }
+  const deadline = Date.now() + 3000;
+  for (const child of groups) {
+    while (Date.now() < deadline) {
+      try {
+        process.kill(-child.pid, 0);
+      } catch {
+        break;
+      }
+      spawnSync("sleep", ["0.1"]);
+    }
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+async function waitFor(fn, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      if (await fn()) return;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (${last.message})` : ""}`);
+}
+
+async function startFakeAnthropic(dir) {
+  const replies = path.join(dir, "replies.json");
+  // Replies are templates the fake fills from the evidence it received ({cite:E1} → a real id).
+  fs.writeFileSync(
+    replies,
+    JSON.stringify({
+      default: {
+        text: "`circle_area` returns the area of a circle: pi times the radius squared {cite:E1}. The README documents it too.",
+      },
+    }),
+  );
+  const child = startGroup(PYTHON, [path.join(ROOT, "tests", "fakes", "fake_anthropic.py"), "--port", "0", "--reply-file", replies], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stderr.on("data", (d) => fs.appendFileSync(path.join(dir, "fake-anthropic.log"), d));
+  const port = await new Promise((resolve, reject) => {
+    let buf = "";
+    const timer = setTimeout(() => reject(new Error("fake Anthropic server printed no port")), 15_000);
+    child.stdout.on("data", (d) => {
+      buf += d;
+      const line = buf.split("\n")[0];
+      if (buf.includes("\n") && /^\d+$/.test(line.trim())) {
+        clearTimeout(timer);
+        resolve(Number(line.trim()));
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`fake Anthropic server exited (${code})`)));
+  });
+  return port;
+}
+
+function writeUserSettings(userDataDir) {
+  const user = path.join(userDataDir, "User");
+  fs.mkdirSync(user, { recursive: true });
+  fs.writeFileSync(
+    path.join(user, "settings.json"),
+    JSON.stringify(
+      {
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": false,
+        "workbench.enableExperiments": false,
+        "telemetry.telemetryLevel": "off",
+        "update.mode": "none",
+        "extensions.autoCheckUpdates": false,
+        "extensions.autoUpdate": false,
+        "extensions.ignoreRecommendations": true,
+        "security.workspace.trust.enabled": false,
+        "editor.codeLens": true,
+        "editor.hover.delay": 300,
+        "editor.minimap.enabled": false,
+        "window.commandCenter": false,
+        "chat.commandCenter.enabled": false,
+        "workbench.secondarySideBar.defaultVisibility": "hidden",
+        "codeCompass.trace.server": "messages",
+      },
+      null,
+      2,
+    ),
+  );
+}
+
+async function startCodeServer(dir, env) {
+  const port = await freePort();
+  const ud = path.join(dir, "ud");
+  const ext = path.join(dir, "ext");
+  writeUserSettings(ud);
+  const install = spawnSync(CODE_SERVER, ["--extensions-dir", ext, "--user-data-dir", ud, "--install-extension", VSIX], {
+    env,
+    encoding: "utf8",
+  });
+  if (install.status !== 0) throw new Error(`installing the VSIX failed: ${install.stderr || install.stdout}`);
+  const out = fs.openSync(path.join(dir, "code-server.log"), "a");
+  startGroup(
+    CODE_SERVER,
+    [
+      "--bind-addr",
+      `127.0.0.1:${port}`,
+      "--auth",
+      "none",
+      "--user-data-dir",
+      ud,
+      "--extensions-dir",
+      ext,
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      "--disable-proxy",
+    ],
+    { env, stdio: ["ignore", out, out] },
+  );
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 30_000, "code-server /healthz");
+  return { port, ud, ext };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Browser helpers
+
+async function shot(page, name) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) }).catch(() => undefined);
+}
+
+async function check(page, name, fn) {
+  const started = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    log(`PASS ${name} (${Date.now() - started} ms)`);
+  } catch (err) {
+    results.push({ name, ok: false, err });
+    log(`FAIL ${name}: ${err?.message ?? err}`);
+  }
+  await shot(page, `${String(results.length).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}`);
+}
+
+async function runPaletteCommand(page, title) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input.input");
+  await input.waitFor({ state: "visible", timeout: 10_000 });
+  await page.keyboard.type(title, { delay: 10 });
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
+  await row.waitFor({ state: "visible", timeout: 10_000 });
+  await page.keyboard.press("Enter");
+}
+
+async function openFile(page, rel) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+P");
+  await page.locator(".quick-input-widget input.input").waitFor({ state: "visible", timeout: 10_000 });
+  await page.keyboard.type(rel, { delay: 10 });
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: path.basename(rel) }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press("Enter");
+  await page.locator(".tab.active", { hasText: path.basename(rel) }).waitFor({ timeout: 10_000 });
+}
+
+/** The line of the active editor's cursor, from the status bar ("Ln 4, Col 1 (52 selected)"). */
+async function cursorStatus(page) {
+  const text = (await page.locator("#status\\.editor\\.selection").innerText({ timeout: 5000 })).trim();
+  const m = /Ln (\d+), Col (\d+)/.exec(text);
+  return { text, line: m ? Number(m[1]) : -1, selected: /selected/.test(text) };
+}
+
+function answerFrame(page) {
+  return page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cc-e2e-"));
+  fs.rmSync(ARTIFACTS, { recursive: true, force: true });
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const ws = writeFixture(path.join(dir, "shapes-demo"));
+  log(`workspace ${ws}, scratch ${dir}`);
+  let browser;
+  try {
+    const anthropicPort = await startFakeAnthropic(dir);
+    log(`fake Anthropic on ${anthropicPort}`);
+    const env = {
+      ...process.env,
+      HOME: path.join(dir, "home"),
+      XDG_CONFIG_HOME: path.join(dir, "xdg-config"),
+      XDG_DATA_HOME: path.join(dir, "xdg-data"),
+      XDG_CACHE_HOME: path.join(dir, "xdg-cache"),
+      CODE_COMPASS_HOME: path.join(dir, "cc-home"),
+      CODE_COMPASS_SERVER_CMD: SERVER_CMD,
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${anthropicPort}`,
+      ANTHROPIC_API_KEY: "e2e-dummy-key",
+    };
+    const cs = await startCodeServer(dir, env);
+    log(`code-server on ${cs.port}`);
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+      ],
+      headless: true,
+    });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`http://127.0.0.1:${cs.port}/?folder=${encodeURIComponent(ws)}`);
+
+    const status = page.locator(".statusbar-item", { hasText: "Compass" }).first();
+
+    await check(page, "extension activates and shows its status item", async () => {
+      await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+      await page.locator(".explorer-folders-view .monaco-list-row").first().waitFor({ timeout: 60_000 });
+      await status.waitFor({ timeout: 60_000 });
+    });
+
+    await check(page, "status reaches ready", async () => {
+      await waitFor(async () => /Compass ready/.test(await status.innerText()), READY_TIMEOUT_MS, "status 'Compass ready'");
+    });
+
+    await check(page, "palette lists the Code Compass commands", async () => {
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("F1");
+      await page.locator(".quick-input-widget input.input").waitFor({ state: "visible", timeout: 10_000 });
+      await page.keyboard.type("Code Compass:", { delay: 10 });
+      const expected = ["Ask a Question", "Search Code", "Reindex", "Set Anthropic API Key", "Clear API Key", "Show Output", "New Conversation", "Restart Server"];
+      await waitFor(async () => {
+        const labels = (await page.locator(".quick-input-list .monaco-list-row").allInnerTexts()).join("\n");
+        return expected.every((e) => labels.includes(e));
+      }, 10_000, `palette entries ${expected.join(", ")}`);
+      await shot(page, "palette");
+      await page.keyboard.press("Escape");
+    });
+
+    await check(page, "status details list the project", async () => {
+      await status.click();
+      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "shapes-demo" }).first();
+      await row.waitFor({ timeout: 10_000 });
+      const text = (await page.locator(".quick-input-list").innerText()).replace(/\s+/g, " ");
+      if (!/files/.test(text) || !/LLM configured/.test(text)) throw new Error(`details were: ${text}`);
+      await shot(page, "status-details");
+      await page.keyboard.press("Escape");
+    });
+
+    await check(page, "hover on a symbol shows its citation", async () => {
+      await openFile(page, "geometry/report.py");
+      // Spans re-render: re-query on every try.
+      await waitFor(async () => {
+        const token = page.locator(".view-lines span", { hasText: /^circle_area$/ }).first();
+        await token.hover({ timeout: 2000 });
+        const hover = page.locator(".monaco-hover:not(.hidden)");
+        await hover.waitFor({ state: "visible", timeout: 3000 });
+        const text = await hover.innerText();
+        return /Defined at/.test(text) && /geometry\/shapes\.py:\d+/.test(text);
+      }, 30_000, "a hover with 'Defined at geometry/shapes.py:N'");
+      await shot(page, "hover");
+      await page.mouse.move(5, 5);
+    });
+
+    await check(page, "code lens is shown and opens the references peek", async () => {
+      await openFile(page, "geometry/shapes.py");
+      const lens = page.locator(".codelens-decoration a", { hasText: /usage|reference/ }).first();
+      await lens.waitFor({ timeout: 30_000 });
+      await lens.click();
+      await page.locator(".peekview-widget, .zone-widget .peekview-title").first().waitFor({ timeout: 10_000 });
+      await shot(page, "code-lens-peek");
+      await page.keyboard.press("Escape");
+    });
+
+    await check(page, "Ask a Question shows the answer, its badge and evidence", async () => {
+      await runPaletteCommand(page, "Code Compass: Ask a Question");
+      await page.locator(".quick-input-widget input.input").waitFor({ state: "visible", timeout: 10_000 });
+      await page.keyboard.type("How is the area of a circle computed?", { delay: 5 });
+      await page.keyboard.press("Enter");
+      const frame = answerFrame(page);
+      await frame.locator(".answer-text").first().waitFor({ timeout: 60_000 });
+      const text = await frame.locator(".answer-text").first().innerText();
+      if (!/circle/i.test(text)) throw new Error(`answer text was: ${text}`);
+      const badge = (await frame.locator(".badge.confidence").first().innerText()).trim();
+      if (!/^\d{1,3} · (OK|PARTIAL|AMBIGUOUS|FAIL)$/.test(badge)) throw new Error(`badge was: ${badge}`);
+      await frame.locator(".evidences li").first().waitFor({ timeout: 5000 });
+      log(`answer badge "${badge}"; answer: ${text.slice(0, 160)}`);
+    });
+
+    await check(page, "a citation link opens the cited file at its lines", async () => {
+      const frame = answerFrame(page);
+      const link = frame.locator("a.cite").first();
+      await link.waitFor({ timeout: 10_000 });
+      const title = await link.getAttribute("title"); // "geometry/shapes.py:4-7"
+      const m = /^(.*):(\d+)(?:-(\d+))?$/.exec(title ?? "");
+      if (!m) throw new Error(`citation title was ${title}`);
+      const [, rel, start, end] = m;
+      await link.click();
+      await page.locator(".tab.active", { hasText: path.basename(rel) }).waitFor({ timeout: 10_000 });
+      await waitFor(async () => {
+        const cur = await cursorStatus(page);
+        return cur.line >= Number(start) && cur.line <= Number(end ?? start);
+      }, 10_000, `cursor within ${rel}:${start}-${end ?? start}`);
+      log(`citation ${title} opened; cursor ${(await cursorStatus(page)).text}`);
+    });
+
+    await check(page, "Search Code finds a hit and opens it", async () => {
+      await runPaletteCommand(page, "Code Compass: Search Code");
+      await page.locator(".quick-input-widget input.input").waitFor({ state: "visible", timeout: 10_000 });
+      await page.keyboard.type("circle area radius", { delay: 10 });
+      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "shapes.py" }).first();
+      await row.waitFor({ timeout: 30_000 });
+      await shot(page, "search-results");
+      const label = await row.innerText();
+      const m = /(\S+\.py):(\d+)/.exec(label);
+      if (!m) throw new Error(`result label was ${label}`);
+      await row.click();
+      await page.locator(".tab.active", { hasText: path.basename(m[1]) }).waitFor({ timeout: 10_000 });
+      const cur = await cursorStatus(page);
+      if (cur.line < Number(m[2])) throw new Error(`cursor ${cur.text} before the hit's line ${m[2]}`);
+      log(`search hit ${m[1]}:${m[2]} opened; cursor ${cur.text}`);
+    });
+
+    await check(page, "a follow-up suggestion or input continues the conversation", async () => {
+      const frame = answerFrame(page);
+      const input = frame.locator("#ask-input");
+      await input.click();
+      await page.keyboard.type("Where is circle_area documented?", { delay: 5 });
+      await page.keyboard.press("Enter");
+      await waitFor(async () => (await frame.locator("section.turn").count()) === 2, 30_000, "a second turn");
+      await frame.locator("section.turn").nth(1).locator(".badge.confidence").waitFor({ timeout: 60_000 });
+    });
+  } catch (err) {
+    results.push({ name: "setup", ok: false, err });
+    log(`FAIL setup: ${err?.stack ?? err}`);
+  } finally {
+    await browser?.close().catch(() => undefined);
+    stopGroups();
+    for (const f of ["code-server.log", "fake-anthropic.log"]) {
+      const p = path.join(dir, f);
+      if (fs.existsSync(p)) fs.copyFileSync(p, path.join(ARTIFACTS, f));
+    }
+    copyServerLogs(dir);
+    if (!process.env.E2E_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+/** Keep the extension's output channel (server trace) next to the screenshots. */
+function copyServerLogs(dir) {
+  const logs = path.join(dir, "ud", "logs");
+  if (!fs.existsSync(logs)) return;
+  const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+  for (const f of walk(logs)) {
+    if (/Code Compass\.log$/.test(f) || /exthost\.log$/.test(f)) fs.copyFileSync(f, path.join(ARTIFACTS, path.basename(f).replace(/\s+/g, "-")));
+  }
+}
+
+process.on("SIGINT", () => {
+  stopGroups();
+  process.exit(130);
+});
+await main();

@@ -1,0 +1,70 @@
+"""Ambiguity signals for the confidence score (seed 002 component 2, mapped to code).
+
+Ambiguous = the same name is defined in several files among the evidence: either a name the
+question mentions (`parse` defined in two modules), or the same qualified symbol at the top
+of the ranking. It is resolved implicitly when one definition clearly wins on score or the
+request's pathPrefix / the question's words pick a file; otherwise it is unresolved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from code_compass.answer.confidence import (
+    AMBIGUITY_NONE,
+    AMBIGUITY_RESOLVED,
+    AMBIGUITY_UNRESOLVED,
+)
+from code_compass.answer.evidence import Evidence
+from code_compass.constants import AMBIGUITY_CLEAR_MARGIN
+
+DEF_KINDS = {"function", "method", "class", "interface", "struct", "enum", "type", "trait"}
+
+
+@dataclass(frozen=True, slots=True)
+class AmbiguityResult:
+    level: str
+    note: str = ""
+
+
+def _bare(symbol: str) -> str:
+    return symbol.rsplit(".", 1)[-1]
+
+
+def assess_ambiguity(
+    question: str, named: list[str], evidences: list[Evidence], path_prefix: str | None
+) -> AmbiguityResult:
+    groups: dict[str, list[Evidence]] = {}
+    bare_named = {_bare(n) for n in named}
+    for i, ev in enumerate(evidences):
+        sym = ev.hit.symbol
+        if not sym or ev.hit.kind not in DEF_KINDS:
+            continue
+        if _bare(sym) in bare_named:
+            groups.setdefault(_bare(sym), []).append(ev)
+        elif i < 3:
+            groups.setdefault(sym, []).append(ev)
+    worst = AmbiguityResult(AMBIGUITY_NONE)
+    for name, evs in groups.items():
+        by_path: dict[str, Evidence] = {}
+        for ev in evs:  # best per file (evidences are in rank order)
+            by_path.setdefault(ev.path, ev)
+        if len(by_path) < 2:
+            continue
+        ranked = sorted(by_path.values(), key=lambda e: e.score, reverse=True)
+        where = ", ".join(f"{e.path}:{e.start_line} ({e.score:.2f})" for e in ranked[:3])
+        picked = bool(path_prefix) or any(e.path in question for e in ranked)
+        if picked or ranked[0].score - ranked[1].score >= AMBIGUITY_CLEAR_MARGIN:
+            if worst.level == AMBIGUITY_NONE:
+                worst = AmbiguityResult(
+                    AMBIGUITY_RESOLVED,
+                    f"`{name}` is defined in {len(by_path)} files ({where}); "
+                    f"the best match, {ranked[0].path}, was preferred",
+                )
+        else:
+            return AmbiguityResult(
+                AMBIGUITY_UNRESOLVED,
+                f"`{name}` is defined in {len(by_path)} files with near-equal scores ({where}); "
+                "name the file or use pathPrefix",
+            )
+    return worst

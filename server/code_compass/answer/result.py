@@ -1,0 +1,74 @@
+"""The answer record and its JSON shape (DESIGN.md contract)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from code_compass.answer.evidence import Evidence
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    id: str
+    path: str
+    start_line: int
+    end_line: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "path": self.path,
+            "startLine": self.start_line,
+            "endLine": self.end_line,
+        }
+
+
+@dataclass(slots=True)
+class Confidence:
+    """Seed 002: score 0-100 from objective components, the rules applied, the caveats."""
+
+    score: int
+    components: dict[str, int]
+    caveats: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "components": dict(self.components),
+            "caveats": list(self.caveats),
+            "rules": list(self.rules),
+        }
+
+
+@dataclass(slots=True)
+class Answer:
+    state: str  # OK | PARTIAL | AMBIGUOUS | FAIL
+    confidence: Confidence
+    coverage: str  # high | medium | low | none
+    depth: str
+    answer: str
+    citations: list[Citation]
+    evidences: list[Evidence]
+    suggestions: list[str]
+    meta: dict[str, Any]
+
+    @property
+    def citations_used(self) -> list[str]:
+        """Seed 001 `citations_used`: the evidence ids the answer cites, in order."""
+        return [c.id for c in self.citations]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "confidence": self.confidence.to_json(),
+            "coverage": self.coverage,
+            "depth": self.depth,
+            "answer": self.answer,
+            "citations": [c.to_json() for c in self.citations],
+            "citationsUsed": self.citations_used,
+            "evidences": [e.to_json() for e in self.evidences],
+            "suggestions": list(self.suggestions),
+            "meta": dict(self.meta),
+        }

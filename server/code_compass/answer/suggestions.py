@@ -1,0 +1,169 @@
+"""Three concrete suggestions drawn from what the index contains (seed 001, low/none coverage).
+
+Order of preference: a spelling fix for a word of the question, "did you mean" a nearby
+symbol/path (with where it lives), the closest match that minScore or a filter cut out,
+a pathPrefix to narrow to where the material is. Generic advice only when the index is empty.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import replace
+
+from code_compass.answer.source import EvidenceSource
+from code_compass.constants import NEARBY_TERMS_LIMIT, SUGGESTION_COUNT
+from code_compass.records import SearchHit, SearchParams
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{3,}")
+_STOP = {
+    "what",
+    "where",
+    "which",
+    "does",
+    "that",
+    "this",
+    "with",
+    "from",
+    "file",
+    "function",
+    "class",
+    "method",
+    "defined",
+    "define",
+    "there",
+    "when",
+    "have",
+    "used",
+    "uses",
+}
+
+
+def _is_path(term: str) -> bool:
+    return "/" in term or bool(re.search(r"\.\w{1,5}$", term))
+
+
+def _top_dir(path: str) -> str | None:
+    head = path.split("/", 1)
+    return head[0] + "/" if len(head) == 2 else None
+
+
+def _probe(source: EvidenceSource, params: SearchParams) -> list[SearchHit]:
+    """The same question without minScore, path or language filters: what is out there."""
+    try:
+        return source.search(
+            replace(params, min_score=None, path_prefix=None, language=None, top_k=5)
+        )
+    except Exception:  # a suggestion must never break the answer
+        return []
+
+
+def _where(
+    term: str, probe: list[SearchHit], source: EvidenceSource, params: SearchParams
+) -> str | None:
+    for h in probe:
+        if h.symbol and (h.symbol == term or h.symbol.endswith("." + term)):
+            return h.path
+    try:
+        hits = source.search(
+            replace(params, query=term, min_score=None, path_prefix=None, language=None, top_k=3)
+        )
+    except Exception:
+        return None
+    for h in hits:
+        if h.symbol and (h.symbol == term or h.symbol.endswith("." + term)):
+            return h.path
+    return None
+
+
+def build_suggestions(
+    question: str,
+    params: SearchParams,
+    source: EvidenceSource,
+    *,
+    kept: list[SearchHit] | None = None,
+) -> list[str]:
+    """Exactly SUGGESTION_COUNT suggestions (deduplicated), concrete when the index has data."""
+    out: list[str] = []
+
+    def add(s: str) -> None:
+        if s not in out and len(out) < SUGGESTION_COUNT:
+            out.append(s)
+
+    try:
+        terms = source.nearby_terms(params.query, NEARBY_TERMS_LIMIT)
+    except Exception:
+        terms = []
+    probe = _probe(source, params)
+    lowered = {t.lower(): t for t in terms}
+
+    # 1. Spelling: a question word close to, but not equal to, an indexed name.
+    for word in dict.fromkeys(_WORD.findall(question)):
+        if word.lower() in _STOP or word.lower() in lowered:
+            continue
+        close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.75)
+        if close:
+            fixed = lowered[close[0]]
+            where = _where(fixed, probe, source, params)
+            add(f"Check the spelling: `{word}` → `{fixed}`" + (f" ({where})" if where else ""))
+
+    # 2. Nearby symbols / paths the index does contain.
+    for term in terms:
+        if len(out) >= 2:
+            break
+        if any(f"`{term}`" in s for s in out):
+            continue
+        if _is_path(term):
+            add(f"Ask about `{term}`: it is in the index and close to your words")
+        else:
+            where = _where(term, probe, source, params)
+            add(f"Did you mean `{term}`" + (f" ({where})?" if where else "?"))
+
+    # 3. What the filters cut out.
+    if probe:
+        best = probe[0]
+        if params.min_score is not None and best.score < params.min_score:
+            add(
+                f"The closest match is `{best.symbol or best.path}` in {best.path}:"
+                f"{best.start_line}-{best.end_line} (score {best.score:.2f}, below minScore "
+                f"{params.min_score:g}); lower minScore to {max(0.0, best.score - 0.05):.2f} "
+                "to include it"
+            )
+        if params.language and all(h.language != params.language for h in probe):
+            langs = sorted({h.language for h in probe if h.language})
+            add(
+                f"Drop the language filter '{params.language}': matches exist in "
+                f"{', '.join(langs) or 'other'} files"
+            )
+        if params.path_prefix and all(not h.path.startswith(params.path_prefix) for h in probe):
+            add(
+                f"Remove pathPrefix '{params.path_prefix}': the closest matches are in "
+                f"{probe[0].path}"
+            )
+
+    # 4. Narrow the scope to where the material is.
+    pool = (kept or []) + probe
+    if not params.path_prefix:
+        dirs = [d for d in (_top_dir(h.path) for h in pool) if d]
+        if dirs:
+            top = max(set(dirs), key=dirs.count)
+            add(f"Narrow with pathPrefix '{top}' (where the closest matches are)")
+    for term in terms:
+        if _is_path(term):
+            add(f"Ask about `{term}`: it is in the index and close to your words")
+        else:
+            add(f"Ask about `{term}` by name: it is defined in the index")
+    for h in pool:
+        if h.symbol:
+            add(f"Ask about `{h.symbol}` ({h.path}:{h.start_line}), the nearest indexed symbol")
+        add(f"Open {h.path}:{h.start_line}-{h.end_line}, the nearest indexed passage")
+
+    # 5. Nothing in the index at all: say how to get material in.
+    for generic in (
+        "The index has no matching material yet: run `code-compass index` or wait for "
+        "indexing to finish (see `code-compass status`)",
+        "Name a function, class or file you expect to exist, e.g. in backticks",
+        "Check that the workspace folder is the project you mean",
+    ):
+        add(generic)
+    return out

@@ -1,0 +1,256 @@
+"""The `code-compass` command line: a thin front door over the engine.
+
+Exit codes: 0 ok, 2 bad input (nothing touched), 1 unexpected failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from code_compass import __version__
+from code_compass.engine import Engine
+from code_compass.errors import InputError
+from code_compass.records import SearchHit
+from code_compass.settings import EngineSettings
+from code_compass.validation import SEARCH_MODES, validate_search
+
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # argparse's own errors are bad input too
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_INPUT, f"code-compass: error: {message}\n")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--workspace",
+        action="append",
+        type=Path,
+        help="workspace folder (repeat for several projects; default: current directory)",
+    )
+    p.add_argument(
+        "--storage", type=Path, help="index folder (default: $CODE_COMPASS_HOME or user cache)"
+    )
+    p.add_argument("--max-file-kb", type=int, help="skip files larger than this (default 1000)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("-v", "--verbose", action="store_true")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="code-compass", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"code-compass {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("index", help="build or update the index")
+    _common(p)
+    p.add_argument("--no-embed", action="store_true", help="lexical index only")
+
+    p = sub.add_parser("search", help="search the index (indexes first if needed)")
+    _common(p)
+    p.add_argument("query", nargs="?", help="what to look for")
+    p.add_argument("--queries", type=Path, help="JSONL file of {id, query} for batch search")
+    p.add_argument("--top-k", type=float, default=None)
+    p.add_argument("--mode", choices=SEARCH_MODES, default="hybrid")
+    p.add_argument("--path-prefix")
+    p.add_argument("--language")
+    p.add_argument("--min-score", type=float, default=None)
+    p.add_argument("--project", help="project name to search, or '*' for all projects")
+
+    p = sub.add_parser("status", help="what is indexed")
+    _common(p)
+
+    p = sub.add_parser("ask", help="answer a question from the indexed evidence")
+    _common(p)
+    p.add_argument("question")
+    p.add_argument("--conversation", help="conversation id to continue")
+    p.add_argument("--top-k", type=float, default=None)
+    p.add_argument("--path-prefix")
+    p.add_argument("--language")
+    p.add_argument("--min-score", type=float, default=None)
+
+    p = sub.add_parser("depth", help="the depth controller's decision alone")
+    p.add_argument("question")
+    p.add_argument("--history", type=Path, help="JSON list of {role, content}")
+    p.add_argument("--json", action="store_true")
+
+    sub.add_parser("serve", help="run the language server over stdio")
+    return parser
+
+
+def _open_engine(args: argparse.Namespace) -> tuple[Engine, list[str]]:
+    settings = EngineSettings()
+    if getattr(args, "max_file_kb", None) is not None:
+        settings = settings.merged({"maxFileSizeKb": args.max_file_kb})
+    engine = Engine.open(args.storage, settings)
+    roots = args.workspace or [Path.cwd()]
+    names = [engine.add_project(root) for root in roots]
+    return engine, names
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    engine, _names = _open_engine(args)
+    try:
+        summaries = engine.index(embed=not args.no_embed)
+    finally:
+        engine.close()
+    if args.json:
+        _print_json({"projects": [s.to_json() for s in summaries]})
+    else:
+        for s in summaries:
+            rate = s.scanned / s.seconds if s.seconds else 0.0
+            print(
+                f"{s.project}: {s.files} files, {s.chunks} chunks, {s.symbols} symbols, "
+                f"{s.embedded} embedded; {s.changed} changed, {s.deleted} deleted, "
+                f"{s.unchanged} unchanged in {s.seconds:.2f}s ({rate:.0f} files/s)"
+            )
+            if s.skipped:
+                print("  skipped: " + ", ".join(f"{k} {v}" for k, v in s.skipped.items()))
+            if s.rebuilt:
+                print(f"  rebuilt from scratch: {s.rebuilt}")
+    return 0
+
+
+def _search_params(args: argparse.Namespace, query: Any) -> Any:
+    if args.min_score is not None and not math.isfinite(args.min_score):
+        raise InputError("--min-score", "must be a finite number")
+    return validate_search(
+        query,
+        args.top_k,
+        args.path_prefix,
+        args.language,
+        args.min_score,
+        mode=args.mode,
+        project=args.project,
+    )
+
+
+def _format_hit(h: SearchHit) -> str:
+    head = f"{h.path}:{h.start_line}-{h.end_line}  {h.score:.3f}  {h.kind} {h.symbol}".rstrip()
+    body = "\n".join("    " + line for line in h.snippet.split("\n")[:6])
+    return f"{head}\n{body}"
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    if args.queries is None and args.query is None:
+        raise InputError("query", "give a query, or --queries FILE.jsonl")
+    batch: list[tuple[Any, Any]] = []
+    if args.queries is not None:
+        try:
+            lines = args.queries.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise InputError("--queries", f"cannot read {args.queries}: {exc.strerror}") from exc
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                batch.append((item["id"], _search_params(args, item["query"])))
+            except (ValueError, KeyError, TypeError) as exc:
+                raise InputError(
+                    "--queries", f'line {n} is not {{"id", "query"}} JSON: {exc}'
+                ) from exc
+    else:
+        batch.append((None, _search_params(args, args.query)))
+    engine, names = _open_engine(args)
+    try:
+        engine.index(embed=False)  # cheap when nothing changed: stat-only diff
+        for qid, params in batch:
+            if params.project is None:
+                params = _with_project(params, names[0] if len(names) == 1 else None)
+            t0 = time.perf_counter()
+            hits = engine.search(params)
+            took = (time.perf_counter() - t0) * 1000
+            if args.json:
+                out: dict[str, Any] = {
+                    "hits": [h.to_json() for h in hits],
+                    "tookMs": round(took, 2),
+                }
+                if qid is not None:
+                    out = {"id": qid, **out}
+                _print_json(out)
+            else:
+                if qid is not None:
+                    print(f"# {qid}")
+                if not hits:
+                    print("no hits")
+                for h in hits:
+                    print(_format_hit(h))
+    finally:
+        engine.close()
+    return 0
+
+
+def _with_project(params: Any, project: str | None) -> Any:
+    from dataclasses import replace
+
+    return replace(params, project=project)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    engine, _ = _open_engine(args)
+    try:
+        status = engine.status()
+    finally:
+        engine.close()
+    if args.json:
+        _print_json(status)
+    else:
+        for p in status["projects"]:
+            print(
+                f"{p['name']} ({p['root']}): {p['files']} files, {p['chunks']} chunks, "
+                f"{p['embedded']}/{p['embedTotal']} embedded, index at {p['storage']}"
+            )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    handlers = {"index": cmd_index, "search": cmd_search, "status": cmd_status}
+    try:
+        if args.command == "serve":
+            from code_compass.lsp.server import run_stdio
+
+            run_stdio()
+            return 0
+        if args.command == "depth":
+            from code_compass.depth.cli import run_depth
+
+            result = run_depth(args.question, args.history)
+            _print_json(result) if args.json else print(json.dumps(result, indent=2))
+            return 0
+        if args.command == "ask":
+            return _cmd_ask(args)
+        return handlers[args.command](args)
+    except InputError as exc:
+        sys.stderr.write(f"code-compass: {exc.field}: {exc.message}\n")
+        return EXIT_BAD_INPUT
+
+
+def _cmd_ask(args: argparse.Namespace) -> int:
+    from code_compass.answer.cli import run_ask
+
+    return run_ask(args, _open_engine)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

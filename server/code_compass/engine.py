@@ -1,0 +1,284 @@
+"""The engine: projects, indexing, search, evidence reading, answers. Knows nothing of LSP.
+
+Front doors (CLI, language server, tests) hold one Engine. Every method is thread-safe enough
+for one indexing thread plus any number of request threads: searches read the last committed
+Tantivy snapshot and the catalog (SQLite WAL), so they never wait on indexing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from code_compass.errors import WorkspaceError
+from code_compass.index.indexer import Indexer
+from code_compass.index.project import Project
+from code_compass.index.summary import IndexProgress, IndexSummary
+from code_compass.index.textio import decode_text
+from code_compass.records import SearchHit, SearchParams, SymbolDef
+from code_compass.search.candidates import Candidate
+from code_compass.search.searcher import search_projects, to_hit
+from code_compass.settings import EngineSettings
+from code_compass.storage import project_storage, storage_base
+
+log = logging.getLogger(__name__)
+
+DOC_CATEGORIES = ("doc",)
+CODE_CATEGORIES = ("code", "test", "config")
+
+
+class Engine:
+    def __init__(self, storage: Path, settings: EngineSettings) -> None:
+        self.storage = storage
+        self.settings = settings
+        self._projects: dict[str, Project] = {}
+        self._indexers: dict[str, Indexer] = {}
+        self._states: dict[str, IndexProgress] = {}
+        self._buffers: dict[Path, str] = {}
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, storage: Path | None = None, settings: EngineSettings | None = None) -> Engine:
+        return cls(storage_base(storage), settings or EngineSettings())
+
+    # --- projects ---
+    def add_project(self, root: Path, name: str | None = None) -> str:
+        root = Path(root).expanduser()
+        if not root.is_dir():
+            raise WorkspaceError(
+                f"{root} is not a folder; pass --workspace DIR of an existing folder"
+            )
+        root = root.resolve()
+        with self._lock:
+            for existing in self._projects.values():
+                if existing.root == root:
+                    return existing.name
+            base = name or root.name or "root"
+            unique, n = base, 2
+            while unique in self._projects:
+                unique, n = f"{base}-{n}", n + 1
+            project = Project.open(unique, root, project_storage(self.storage, root))
+            self._projects[unique] = project
+            self._indexers[unique] = Indexer(project, self.settings.scan)
+            self._states[unique] = IndexProgress(unique, "idle")
+            return unique
+
+    def remove_project(self, name: str) -> None:
+        with self._lock:
+            project = self._projects.pop(name, None)
+            self._indexers.pop(name, None)
+            self._states.pop(name, None)
+        if project is not None:
+            project.close()
+
+    def projects(self) -> list[str]:
+        with self._lock:
+            return list(self._projects)
+
+    def project(self, name: str) -> Project:
+        with self._lock:
+            try:
+                return self._projects[name]
+            except KeyError:
+                raise WorkspaceError(
+                    f"unknown project {name!r}; known: {', '.join(self._projects) or 'none'}"
+                ) from None
+
+    def project_for_path(self, abs_path: Path) -> tuple[str, str] | None:
+        p = Path(abs_path).resolve() if Path(abs_path).exists() else Path(abs_path).absolute()
+        with self._lock:
+            best: tuple[str, str] | None = None
+            best_len = -1
+            for name, proj in self._projects.items():
+                try:
+                    rel = p.relative_to(proj.root)
+                except ValueError:
+                    continue
+                if len(proj.root.parts) > best_len:
+                    best, best_len = (name, rel.as_posix()), len(proj.root.parts)
+            return best
+
+    def update_settings(self, settings: EngineSettings) -> None:
+        with self._lock:
+            self.settings = settings
+            for name, idx in self._indexers.items():
+                idx.settings = settings.scan
+                self._indexers[name] = idx
+
+    # --- indexing ---
+    def index(
+        self,
+        project: str | None = None,
+        *,
+        embed: bool = True,
+        progress: Callable[[IndexProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> list[IndexSummary]:
+        names = [project] if project else self.projects()
+        out: list[IndexSummary] = []
+        for name in names:
+            proj = self.project(name)
+            indexer = self._indexers[name]
+
+            def report(ev: IndexProgress) -> None:
+                self._states[ev.project] = ev
+                if progress:
+                    progress(ev)
+
+            summary = indexer.run(progress=report, cancel=cancel, overlay=self._overlay_for(proj))
+            self._states[name] = IndexProgress(
+                name, "ready", summary.scanned, summary.scanned, summary.chunks
+            )
+            if progress:
+                progress(self._states[name])
+            out.append(summary)
+        return out
+
+    def update_paths(self, project: str, rels: list[str]) -> dict[str, int]:
+        proj = self.project(project)
+        return self._indexers[project].update_paths(rels, overlay=self._overlay_for(proj))
+
+    # --- buffers (unsaved editor text is the truth for an open document) ---
+    def set_buffer(self, abs_path: Path, text: str) -> None:
+        found = self.project_for_path(abs_path)
+        with self._lock:
+            self._buffers[Path(abs_path).absolute()] = text
+        if found:
+            self.update_paths(found[0], [found[1]])
+
+    def clear_buffer(self, abs_path: Path) -> None:
+        found = self.project_for_path(abs_path)
+        with self._lock:
+            self._buffers.pop(Path(abs_path).absolute(), None)
+        if found:
+            self.update_paths(found[0], [found[1]])
+
+    def _overlay_for(self, project: Project) -> Callable[[str], str | None]:
+        def overlay(rel: str) -> str | None:
+            with self._lock:
+                return self._buffers.get((project.root / rel).absolute())
+
+        return overlay
+
+    # --- reading evidence ---
+    def read_text(self, project: str, rel_path: str) -> str | None:
+        """Current text of a workspace file: the editor buffer if open, else disk. Never outside."""
+        proj = self.project(project)
+        safe = _inside(proj.root, rel_path)
+        if safe is None:
+            return None
+        with self._lock:
+            buffered = self._buffers.get(safe) or self._buffers.get(
+                (proj.root / rel_path).absolute()
+            )
+        if buffered is not None:
+            return buffered
+        try:
+            data = safe.read_bytes()
+        except OSError:
+            return None
+        if len(data) > self.settings.scan.max_file_bytes:
+            return None
+        return decode_text(data)
+
+    # --- search ---
+    def search(self, params: SearchParams) -> list[SearchHit]:
+        if params.project and params.project != "*":
+            projects = [self.project(params.project)]
+        else:
+            with self._lock:
+                projects = list(self._projects.values())
+        return search_projects(projects, params, semantic=self._semantic, fuse=self._fuse)
+
+    # Set by the embeddings layer when it is available (hybrid search).
+    _semantic: Callable[[Project, SearchParams, int], list[Candidate]] | None = None
+    _fuse: Callable[[str, list[Candidate], list[Candidate]], list[Candidate]] | None = None
+
+    # --- symbols (hover, code lens) ---
+    def symbols_named(self, name: str, project: str | None = None) -> list[SymbolDef]:
+        return [s for p in self._scope(project) for s in p.catalog.symbols_named(name)]
+
+    def symbols_in_file(self, project: str, rel_path: str) -> list[SymbolDef]:
+        return self.project(project).catalog.symbols_in_file(rel_path)
+
+    def symbol_exists(self, name: str) -> bool:
+        return any(p.catalog.symbols_named(name) for p in self._scope(None))
+
+    def mentions(self, name: str, project: str | None, limit: int) -> list[SearchHit]:
+        """Passages that mention an identifier: documents first, then code."""
+        hits: list[SearchHit] = []
+        for cats in (DOC_CATEGORIES, CODE_CATEGORIES):
+            for p in self._scope(project):
+                found = p.lexical.term_hits(name, limit, categories=cats)
+                rows = p.catalog.chunks_by_ids(h.chunk_id for h in found)
+                for h in found:
+                    row = rows.get(h.chunk_id)
+                    if row is not None:
+                        hits.append(to_hit(Candidate(row=row, project=p.name, bm25=h.bm25)))
+        return hits
+
+    def count_mentions(self, name: str, project: str | None) -> tuple[int, int]:
+        docs = sum(p.lexical.count(name, categories=DOC_CATEGORIES) for p in self._scope(project))
+        code = sum(p.lexical.count(name, categories=CODE_CATEGORIES) for p in self._scope(project))
+        return docs, code
+
+    def _scope(self, project: str | None) -> list[Project]:
+        if project and project != "*":
+            return [self.project(project)]
+        with self._lock:
+            return list(self._projects.values())
+
+    # --- status ---
+    def status(self) -> dict[str, Any]:
+        entries = []
+        with self._lock:
+            items = list(self._projects.items())
+        for name, p in items:
+            counts = p.catalog.counts()
+            state = self._states.get(name)
+            last = p.extra.get("last_summary")
+            entries.append(
+                {
+                    "name": name,
+                    "root": str(p.root),
+                    "state": state.phase if state else "idle",
+                    "files": counts["files"],
+                    "chunks": counts["chunks"],
+                    "symbols": counts["symbols"],
+                    "embedded": counts["embedded"],
+                    "embedTotal": counts["chunks"] if self.settings.embeddings else 0,
+                    "errors": (last.skipped.get("parse_error", 0) if last else 0),  # type: ignore[attr-defined]
+                    "skipped": (last.skipped if last else {}),  # type: ignore[attr-defined]
+                    "readOnly": p.read_only,
+                    "rebuilt": p.rebuilt,
+                    "storage": str(p.directory),
+                }
+            )
+        return {
+            "projects": entries,
+            "model": None,
+            "llmConfigured": bool(os.environ.get("ANTHROPIC_API_KEY")),
+            "storage": str(self.storage),
+        }
+
+    def close(self) -> None:
+        with self._lock:
+            names = list(self._projects)
+        for name in names:
+            self.remove_project(name)
+
+
+def _inside(root: Path, rel_path: str) -> Path | None:
+    """Resolve a workspace-relative path; None if it escapes the root ('..', symlinks, absolute)."""
+    if not rel_path or "\0" in rel_path or Path(rel_path).is_absolute():
+        return None
+    candidate = (root / rel_path).resolve()
+    try:
+        candidate.relative_to(root)
+    except ValueError:
+        return None
+    return candidate

@@ -1,0 +1,41 @@
+"""Records an indexing run reports."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class IndexProgress:
+    project: str
+    phase: str  # scanning | indexing | embedding | ready | error
+    files_done: int = 0
+    files_total: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    embed_total: int = 0
+    message: str = ""
+
+
+@dataclass(slots=True)
+class IndexSummary:
+    project: str
+    root: str
+    files: int = 0  # files in the index after the run
+    scanned: int = 0  # files the scan accepted
+    changed: int = 0  # files (re)parsed in this run
+    unchanged: int = 0
+    deleted: int = 0
+    chunks: int = 0
+    symbols: int = 0
+    embedded: int = 0
+    bytes_indexed: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    rebuilt: str = ""  # non-empty: why the index was rebuilt from scratch
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["seconds"] = round(self.seconds, 3)
+        return d

@@ -1,0 +1,93 @@
+"""Evidence for hover and code lens: mentions of a name, re-read from the buffer or disk.
+
+A mention is shown at the line that really contains the name *now*: the chunk's lines are
+re-read through `Engine.read_text` (unsaved buffer first, then disk), and a passage that
+no longer contains the name is dropped rather than shown stale (DESIGN ground rules).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from code_compass.constants import HOVER_SNIPPET_CHARS
+from code_compass.records import SearchHit, SymbolDef
+
+if TYPE_CHECKING:
+    from code_compass.engine import Engine
+
+DOC_LANGUAGES = frozenset({"markdown", "pdf", "text", "rst", "asciidoc", "latex"})
+PAGED_LANGUAGES = frozenset({"pdf"})  # start_line is a page number: nothing to re-read
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    path: str  # workspace-relative
+    line: int  # 1-based line of the name (page for PDFs)
+    column: int  # 0-based, Python str units, on that line (0 for PDFs)
+    snippet: str  # one short line around the name
+    is_doc: bool
+    language: str
+
+
+def name_pattern(name: str) -> re.Pattern[str]:
+    # Identifier boundaries, not \b: `$` and `_` are part of names.
+    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+
+
+def short(line: str, col: int, width: int = HOVER_SNIPPET_CHARS) -> str:
+    text = line.rstrip("\r\n")
+    if len(text) <= width:
+        return text.strip()
+    start = max(0, min(col - width // 3, len(text) - width))
+    piece = text[start : start + width].strip()
+    return ("…" if start > 0 else "") + piece + ("…" if start + width < len(text) else "")
+
+
+class TextCache:
+    """Files re-read at most once per request."""
+
+    def __init__(self, engine: Engine, project: str) -> None:
+        self._engine = engine
+        self._project = project
+        self._lines: dict[str, list[str] | None] = {}
+
+    def lines(self, rel: str) -> list[str] | None:
+        if rel not in self._lines:
+            text = self._engine.read_text(self._project, rel)
+            self._lines[rel] = text.split("\n") if text is not None else None
+        return self._lines[rel]
+
+
+def is_definition_chunk(hit: SearchHit, defs: list[SymbolDef]) -> bool:
+    """The passage that *is* a definition of the name is not evidence about it."""
+    return any(d.path == hit.path and hit.start_line <= d.name_line <= hit.end_line for d in defs)
+
+
+def locate(hit: SearchHit, name: str, cache: TextCache) -> Mention | None:
+    """Where in the current text this passage mentions `name`; None if it no longer does."""
+    pattern = name_pattern(name)
+    is_doc = hit.language in DOC_LANGUAGES
+    if hit.language in PAGED_LANGUAGES:
+        for text_line in hit.snippet.split("\n"):
+            m = pattern.search(text_line)
+            if m:
+                snippet = short(text_line, m.start())
+                return Mention(hit.path, hit.start_line, 0, snippet, True, hit.language)
+        return None
+    lines = cache.lines(hit.path)
+    if lines is None:
+        return None
+    last = min(hit.end_line, len(lines))
+    for n in range(max(1, hit.start_line), last + 1):
+        m = pattern.search(lines[n - 1])
+        if m:
+            snippet = short(lines[n - 1], m.start())
+            return Mention(hit.path, n, m.start(), snippet, is_doc, hit.language)
+    return None
+
+
+def file_uri(root: Path, rel: str) -> str:
+    return (root / rel).as_uri()

@@ -1,0 +1,270 @@
+"""The Code Compass language server (pygls 2.x, stdio): `code-compass serve`.
+
+`create_server()` registers each LSP method exactly once and delegates to small feature
+classes (esbonio-style). Threads:
+- the asyncio event loop only parses messages and dispatches;
+- a request pool runs the blocking engine calls (search, hover, lens, ask, status);
+- one ordered "buffer lane" applies didOpen/didChange/didClose to the engine;
+- one indexing thread (`Indexer`) writes the index; nothing else waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import cattrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcServerNotInitialized
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    default_converter,
+)
+
+from code_compass import __version__
+from code_compass.errors import InputError
+from code_compass.lsp.indexer import Indexer
+from code_compass.lsp.params import invalid_params
+from code_compass.lsp.progress import INDEX_STATE, IndexRun
+from code_compass.lsp.settings import SettingsStore
+
+if TYPE_CHECKING:
+    from code_compass.engine import Engine
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+REQUEST_WORKERS = 4  # hover, lens, search and ask in parallel; engine calls release the GIL
+SHUTDOWN_JOIN_S = 10.0
+
+
+def converter_factory() -> cattrs.Converter:
+    """pygls' converter, but custom methods get their params as plain JSON (dicts).
+
+    The default turns unknown params into namedtuples, which hides missing keys and
+    mangles names; params.py validates the raw JSON instead.
+    """
+    conv = default_converter()
+
+    def keep_json(obj: dict[str, Any], cls: type) -> Any:
+        return cls(**obj)
+
+    conv.register_structure_hook(JsonRPCRequestMessage, keep_json)
+    conv.register_structure_hook(JsonRPCNotification, keep_json)
+    conv.register_structure_hook(JsonRPCResponseMessage, keep_json)  # untyped results too
+    return conv
+
+
+class CodeCompassServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "code-compass",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            converter_factory=converter_factory,
+        )
+        self.engine: Engine | None = None
+        self.settings = SettingsStore()
+        self.folders: dict[str, str] = {}  # workspace folder URI -> project name
+        self.roots: dict[str, Path] = {}  # project name -> folder path (for file links)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.requests = ThreadPoolExecutor(REQUEST_WORKERS, thread_name_prefix="cc-request")
+        self.buffer_lane = ThreadPoolExecutor(1, thread_name_prefix="cc-buffers")
+        self.indexer = Indexer(self._index_project, self._make_run)
+        self._closed = threading.Event()
+        self._state_lock = threading.Lock()
+        self._last_state_sent = 0.0
+
+    # -- engine access -----------------------------------------------------------------
+    def require_engine(self) -> Engine:
+        if self.engine is None:
+            raise JsonRpcServerNotInitialized("the server is not initialized yet")
+        return self.engine
+
+    async def run_blocking(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a blocking engine call in the request pool; InputError -> -32602."""
+        loop = asyncio.get_running_loop()
+        self.loop = loop
+        try:
+            return await loop.run_in_executor(self.requests, fn, *args)
+        except InputError as err:
+            raise invalid_params(err) from None
+        except JsonRpcException:
+            raise
+        except Exception as exc:  # the client gets -32603 with the reason; we go on
+            log.exception("request failed")
+            raise JsonRpcInternalError(f"{type(exc).__name__}: {exc}") from exc
+
+    def call_in_loop(self, fn: Callable[[], None]) -> None:
+        """Schedule `fn` on the event loop (from any thread); dropped after shutdown."""
+        loop = self.loop
+        if loop is None or loop.is_closed() or self._closed.is_set():
+            return
+        with contextlib.suppress(RuntimeError):  # loop closing: nobody left to tell
+            loop.call_soon_threadsafe(fn)
+
+    def notify_threadsafe(self, method: str, params: Any) -> None:
+        self.call_in_loop(lambda: self.protocol.notify(method, params))
+
+    def client_supports_progress(self) -> bool:
+        caps = self.protocol.client_capabilities
+        window = getattr(caps, "window", None) if caps else None
+        return bool(window and window.work_done_progress)
+
+    # -- indexing ----------------------------------------------------------------------
+    def _make_run(self, project: str, cancel: threading.Event) -> IndexRun:
+        return IndexRun(self, project, cancel)
+
+    def _index_project(
+        self, project: str, progress: Callable[[Any], None], cancel: threading.Event
+    ) -> Any:
+        engine = self.require_engine()
+        if project not in engine.projects():
+            return None  # removed while queued
+        return engine.index(
+            project,
+            embed=self.settings.current.embeddings_enabled,
+            progress=progress,
+            cancel=cancel,
+        )
+
+    def index_state(self) -> dict[str, Any]:
+        engine = self.engine
+        if engine is None:
+            return {"projects": []}
+        status = engine.status()
+        running = self.indexer.running
+        queued = set(self.indexer.queued())
+        projects = []
+        for entry in status.get("projects", []):
+            entry = dict(entry)
+            name = entry.get("name")
+            entry["indexing"] = name == running
+            entry["queued"] = name in queued
+            if name in self.indexer.last_error:
+                entry["lastError"] = self.indexer.last_error[name]
+            projects.append(entry)
+        return {"projects": projects}
+
+    def send_index_state(self) -> None:
+        """Send codeCompass/indexState now (call from a worker thread, not the loop)."""
+        if self._closed.is_set():
+            return
+        try:
+            state = self.index_state()
+        except Exception:
+            log.exception("status failed")
+            return
+        self.notify_threadsafe(INDEX_STATE, state)
+
+    # -- shutdown ----------------------------------------------------------------------
+    def close_all(self) -> None:
+        """Stop indexing promptly, then close the engine. Idempotent; any thread."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        if not self.indexer.stop(SHUTDOWN_JOIN_S):
+            log.warning("indexing thread did not stop within %ss", SHUTDOWN_JOIN_S)
+        self.buffer_lane.shutdown(wait=True, cancel_futures=True)
+        self.requests.shutdown(wait=True, cancel_futures=True)
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            try:
+                engine.close()
+            except Exception:
+                log.exception("engine close failed")
+
+
+def _handler(method: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A plain function around a feature's bound method (pygls tags handlers with
+    attributes, which bound methods cannot carry)."""
+    if asyncio.iscoroutinefunction(method):
+
+        async def handler_async(params: Any = None) -> Any:
+            return await method(params)
+
+        return handler_async
+
+    def handler(params: Any = None) -> Any:
+        return method(params)
+
+    return handler
+
+
+def create_server() -> CodeCompassServer:
+    """Build the server; every LSP method is registered here, once."""
+    from code_compass.lsp.features.ask import AskFeature
+    from code_compass.lsp.features.codelens import CodeLensFeature
+    from code_compass.lsp.features.documents import DocumentsFeature
+    from code_compass.lsp.features.hover import HoverFeature
+    from code_compass.lsp.features.search import SearchFeature
+    from code_compass.lsp.features.status import StatusFeature
+    from code_compass.lsp.features.workspace import WorkspaceFeature
+
+    ls = CodeCompassServer()
+    workspace = WorkspaceFeature(ls)
+    documents = DocumentsFeature(ls)
+    search = SearchFeature(ls)
+    status = StatusFeature(ls)
+    ask = AskFeature(ls)
+    hover = HoverFeature(ls)
+    lens = CodeLensFeature(ls)
+
+    ls.feature(types.INITIALIZE)(_handler(workspace.initialize))
+    ls.feature(types.INITIALIZED)(_handler(workspace.initialized))
+    ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(_handler(workspace.did_change_folders))
+    ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(
+        _handler(workspace.did_change_configuration)
+    )
+    ls.feature(types.SHUTDOWN)(_handler(workspace.shutdown))
+    ls.feature(types.EXIT)(_handler(workspace.exit))
+
+    ls.feature(types.TEXT_DOCUMENT_DID_OPEN)(_handler(documents.did_open))
+    ls.feature(types.TEXT_DOCUMENT_DID_CHANGE)(_handler(documents.did_change))
+    ls.feature(types.TEXT_DOCUMENT_DID_CLOSE)(_handler(documents.did_close))
+
+    ls.feature(types.TEXT_DOCUMENT_HOVER)(_handler(hover.hover))
+    ls.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))(
+        _handler(lens.code_lens)
+    )
+    ls.feature(types.CODE_LENS_RESOLVE)(_handler(lens.resolve))
+
+    ls.feature("codeCompass/search")(_handler(search.search))
+    ls.feature("codeCompass/status")(_handler(status.status))
+    ls.feature("codeCompass/reindex")(_handler(status.reindex))
+    ls.feature("codeCompass/ask")(_handler(ask.ask))
+    return ls
+
+
+def run_stdio() -> None:
+    """`code-compass serve`: serve over stdin/stdout until `exit` or end of input."""
+    ls = create_server()
+    try:
+        ls.start_io()
+    finally:
+        ls.close_all()  # client gone without shutdown: still stop indexing cleanly
+
+
+def main() -> int:
+    """`python -m code_compass.lsp`; logs go to stderr ($CODE_COMPASS_LOG sets the level)."""
+    logging.basicConfig(
+        level=os.environ.get("CODE_COMPASS_LOG", "WARNING").upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    run_stdio()
+    return 0
+
+
+__all__ = ["CodeCompassServer", "create_server", "main", "run_stdio"]

@@ -1,0 +1,19 @@
+"""A candidate chunk as the searchers see it before fusion and calibration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from code_compass.index.catalog import ChunkRow
+
+
+@dataclass(slots=True)
+class Candidate:
+    row: ChunkRow
+    project: str
+    bm25: float | None = None  # raw BM25 (lexical channel)
+    lexical_rank: int | None = None  # 0-based rank in the lexical list
+    cosine: float | None = None  # best cosine of the chunk's pieces (semantic channel)
+    semantic_rank: int | None = None
+    features: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0  # calibrated, in [0, 1]

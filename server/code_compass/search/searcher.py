@@ -1,0 +1,87 @@
+"""Search over one or several projects: lexical, semantic or hybrid, with calibrated scores.
+
+Isolation: a query names its projects; each project has its own stores, so another project's
+chunks can't appear. Searching all projects caps hits per project (seed 000).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from code_compass.constants import MAX_PER_PROJECT_ALL_SCOPE
+from code_compass.index.project import Project
+from code_compass.records import SearchHit, SearchParams
+from code_compass.search.candidates import Candidate
+from code_compass.search.lexical_score import content_words, coverage, lexical_score
+from code_compass.search.snippets import make_snippet
+
+# How many candidates each channel contributes before fusion and filtering.
+CANDIDATE_POOL = 50
+
+SemanticFn = Callable[[Project, SearchParams, int], list[Candidate]]
+FuseFn = Callable[[str, list[Candidate], list[Candidate]], list[Candidate]]
+
+
+def lexical_candidates(project: Project, params: SearchParams, limit: int) -> list[Candidate]:
+    hits = project.lexical.search(
+        params.query, limit, path_prefix=params.path_prefix, language=params.language
+    )
+    rows = project.catalog.chunks_by_ids(h.chunk_id for h in hits)
+    words = project.lexical.query_words(params.query)
+    out: list[Candidate] = []
+    for rank, h in enumerate(hits):
+        row = rows.get(h.chunk_id)
+        if row is None:  # committed in Tantivy, not yet in the catalog (mid-batch): skip
+            continue
+        cov = coverage(words, content_words(f"{row.symbol} {row.path} {row.text}"))
+        c = Candidate(row=row, project=project.name, bm25=h.bm25, lexical_rank=rank)
+        c.features["coverage"] = cov
+        c.score = lexical_score(h.bm25, cov, len(words))
+        out.append(c)
+    out.sort(key=lambda c: c.score, reverse=True)
+    return out
+
+
+def to_hit(c: Candidate) -> SearchHit:
+    r = c.row
+    return SearchHit(
+        path=r.path,
+        start_line=r.start_line,
+        end_line=r.end_line,
+        score=c.score,
+        symbol=r.symbol,
+        kind=r.kind,
+        language=r.language,
+        project=c.project,
+        snippet=make_snippet(r.text),
+        chunk_id=r.id,
+        signals={k: round(v, 4) for k, v in c.features.items()},
+    )
+
+
+def search_projects(
+    projects: Sequence[Project],
+    params: SearchParams,
+    *,
+    semantic: SemanticFn | None = None,
+    fuse: FuseFn | None = None,
+) -> list[SearchHit]:
+    per_project: list[list[Candidate]] = []
+    for project in projects:
+        mode = params.mode
+        lex = lexical_candidates(project, params, CANDIDATE_POOL) if mode != "semantic" else []
+        sem = semantic(project, params, CANDIDATE_POOL) if semantic and mode != "lexical" else []
+        if mode == "lexical" or (mode == "hybrid" and (not sem or fuse is None)):
+            cands = lex
+        elif mode == "semantic":
+            cands = sem
+        else:
+            assert fuse is not None
+            cands = fuse(params.query, lex, sem)
+        if params.min_score is not None:
+            cands = [c for c in cands if c.score >= params.min_score]
+        if len(projects) > 1:
+            cands = cands[:MAX_PER_PROJECT_ALL_SCOPE]
+        per_project.append(cands)
+    merged = sorted((c for cs in per_project for c in cs), key=lambda c: c.score, reverse=True)
+    return [to_hit(c) for c in merged[: params.top_k]]

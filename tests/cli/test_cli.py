@@ -1,0 +1,122 @@
+"""The CLI contract: JSON field names, batch search, exit code 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write_tree
+from tests.engine.fixtures import SAMPLE_FILES
+
+HIT_FIELDS = {
+    "path",
+    "startLine",
+    "endLine",
+    "score",
+    "symbol",
+    "kind",
+    "language",
+    "project",
+    "snippet",
+}
+
+
+def run(*args: str, storage: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "code_compass", *args, "--storage", str(storage)],
+        capture_output=True, text=True, cwd=cwd, timeout=120,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_tree(tmp_path_factory.mktemp("cli") / "ws", SAMPLE_FILES)
+
+
+def test_index_search_status_json(ws: Path, tmp_path: Path) -> None:
+    st = tmp_path / "st"
+    out = run("index", "--workspace", str(ws), "--no-embed", "--json", storage=st)
+    assert out.returncode == 0, out.stderr
+    (summary,) = json.loads(out.stdout)["projects"]
+    assert summary["files"] == 4 and summary["chunks"] > 0
+
+    out = run(
+        "search", "parse config", "--workspace", str(ws), "--mode", "lexical", "--json", storage=st
+    )
+    assert out.returncode == 0, out.stderr
+    hits = json.loads(out.stdout)["hits"]
+    assert hits and set(hits[0]) == HIT_FIELDS
+    assert hits[0]["path"] == "src/config_loader.py" and hits[0]["symbol"] == "parse_config"
+    assert 0.0 <= hits[0]["score"] <= 1.0 and hits[0]["startLine"] >= 1
+
+    out = run("status", "--workspace", str(ws), "--json", storage=st)
+    (proj,) = json.loads(out.stdout)["projects"]
+    assert proj["files"] == 4
+
+
+def test_search_indexes_first_when_needed(ws: Path, tmp_path: Path) -> None:
+    out = run("search", "fetchUserProfile", "--workspace", str(ws), "--mode", "lexical", "--json",
+              storage=tmp_path / "fresh")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["hits"][0]["path"] == "src/web/client.ts"
+
+
+def test_batch_queries(ws: Path, tmp_path: Path) -> None:
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text('{"id": "a", "query": "parse_config"}\n{"id": 7, "query": "retry backoff"}\n')
+    out = run("search", "--queries", str(qfile), "--workspace", str(ws), "--mode", "lexical",
+              "--json", storage=tmp_path / "st")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [x["id"] for x in lines] == ["a", 7]
+    assert lines[1]["hits"][0]["symbol"] == "HTTPServerSettings.retry_backoff"
+
+
+def test_top_k_is_clamped(ws: Path, tmp_path: Path) -> None:
+    st = tmp_path / "st"
+    out = run("search", "config", "--workspace", str(ws), "--top-k", "0", "--mode", "lexical",
+              "--json", storage=st)  # fmt: skip
+    assert out.returncode == 0 and len(json.loads(out.stdout)["hits"]) == 1
+    out = run("search", "config", "--workspace", str(ws), "--top-k", "500", "--mode", "lexical",
+              "--json", storage=st)  # fmt: skip
+    assert out.returncode == 0 and len(json.loads(out.stdout)["hits"]) <= 20
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", ""], "query"),
+        (["search", "x" * 501], "500"),
+        (["search", "q", "--path-prefix", "../etc"], ".."),
+        (["search", "q", "--path-prefix", "a\0b"], "NUL"),
+        (["search", "q", "--path-prefix", "a" * 201], "200"),
+        (["search", "q", "--language", "l" * 33], "32"),
+        (["search", "q", "--min-score", "nan"], "finite"),
+        (["search", "q", "--min-score", "inf"], "finite"),
+        (["search", "q", "--top-k", "abc"], "top-k"),
+    ],
+)
+def test_bad_input_exits_2_and_touches_nothing(
+    ws: Path, tmp_path: Path, args: list[str], message: str
+) -> None:
+    st = tmp_path / "st"
+    if "\0" in "".join(args):  # argv can't carry NUL: check the validator directly
+        from code_compass.errors import InputError
+        from code_compass.validation import validate_path_prefix
+
+        with pytest.raises(InputError, match=message):
+            validate_path_prefix("a\0b")
+        return
+    out = run(*args, "--workspace", str(ws), storage=st)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert message in out.stderr
+    assert not st.exists()  # validation happens before anything is opened
+
+
+def test_missing_workspace_exits_2(tmp_path: Path) -> None:
+    out = run("index", "--workspace", str(tmp_path / "nope"), storage=tmp_path / "st")
+    assert out.returncode == 2 and "not a folder" in out.stderr
