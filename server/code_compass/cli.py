@@ -9,6 +9,7 @@ import argparse
 import json
 import logging
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -103,6 +104,8 @@ def _print_json(obj: Any) -> None:
 
 def cmd_index(args: argparse.Namespace) -> int:
     engine, _names = _open_engine(args)
+    if os.environ.get("CODE_COMPASS_ANNOUNCE_START"):  # crash tests time their kills from here
+        print("indexing", flush=True)
     try:
         summaries = engine.index(embed=not args.no_embed)
     finally:
@@ -247,9 +250,40 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
-    from code_compass.answer.cli import run_ask
+    params: dict[str, Any] = {"query": args.question, "conversationId": args.conversation}
+    for key, value in (
+        ("topK", args.top_k), ("pathPrefix", args.path_prefix),
+        ("language", args.language), ("minScore", args.min_score),
+    ):  # fmt: skip
+        if value is not None:
+            params[key] = value
+    from code_compass.answer.request import AskRequest
 
-    return run_ask(args, _open_engine)
+    AskRequest.from_json(params).validated()  # bad input: exit 2 before anything is opened
+    engine, names = _open_engine(args)
+    try:
+        engine.index(embed=False)
+        if len(names) > 1:
+            params["project"] = "*"
+        stream = not args.json and sys.stdout.isatty()
+        answer = engine.ask(params, on_text=(lambda t: print(t, end="", flush=True)) if stream else None)
+    finally:
+        engine.close()
+    if args.json:
+        _print_json(answer)
+        return 0
+    if not stream:
+        print(answer["answer"])
+    conf = answer["confidence"]
+    print(f"\n\n[{answer['state']} · confidence {conf['score']} · coverage {answer['coverage']}"
+          f" · depth {answer['depth']}]")  # fmt: skip
+    for e in answer["evidences"]:
+        print(f"  [{e['id']}] {e['path']}:{e['startLine']}-{e['endLine']}  score {e['score']:.2f}")
+    for c in conf.get("caveats", []):
+        print(f"  caveat: {c}")
+    for s in answer.get("suggestions", []):
+        print(f"  try: {s}")
+    return 0
 
 
 if __name__ == "__main__":

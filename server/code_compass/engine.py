@@ -16,9 +16,11 @@ from typing import Any
 
 from code_compass.errors import WorkspaceError
 from code_compass.index.indexer import Indexer
+from code_compass.index.jobs import WriterQueue
 from code_compass.index.project import Project
 from code_compass.index.summary import IndexProgress, IndexSummary
 from code_compass.index.textio import decode_text
+from code_compass.index.watcher import ChangeBatch, ProjectWatcher
 from code_compass.records import SearchHit, SearchParams, SymbolDef
 from code_compass.search.candidates import Candidate
 from code_compass.search.searcher import search_projects, to_hit
@@ -39,7 +41,9 @@ class Engine:
         self._indexers: dict[str, Indexer] = {}
         self._states: dict[str, IndexProgress] = {}
         self._buffers: dict[Path, str] = {}
+        self._watchers: dict[str, ProjectWatcher] = {}
         self._lock = threading.RLock()
+        self._writer = WriterQueue(self._job_full, self._job_paths)
 
     @classmethod
     def open(cls, storage: Path | None = None, settings: EngineSettings | None = None) -> Engine:
@@ -68,6 +72,7 @@ class Engine:
             return unique
 
     def remove_project(self, name: str) -> None:
+        self.stop_watching(name)
         with self._lock:
             project = self._projects.pop(name, None)
             self._indexers.pop(name, None)
@@ -139,23 +144,78 @@ class Engine:
         return out
 
     def update_paths(self, project: str, rels: list[str]) -> dict[str, int]:
+        """Re-index these paths now, in the caller's thread (CLI, tests, benchmarks)."""
         proj = self.project(project)
-        return self._indexers[project].update_paths(rels, overlay=self._overlay_for(proj))
+        return self._indexers[project].update_paths(
+            self._expand_deleted_dirs(proj, rels), overlay=self._overlay_for(proj)
+        )
+
+    # --- background writes: the writer thread, file watchers ---
+    def schedule_index(self, project: str | None = None) -> None:
+        for name in [project] if project else self.projects():
+            self._writer.submit_full(name)
+
+    def schedule_paths(self, project: str, rels: set[str]) -> None:
+        self._writer.submit_paths(project, rels)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """True once every scheduled write has been applied (tests, benchmarks)."""
+        return self._writer.wait_idle(timeout)
+
+    def start_watching(self, project: str) -> None:
+        proj = self.project(project)
+        with self._lock:
+            if project in self._watchers:
+                return
+            watcher = ProjectWatcher(project, proj.root, self._on_changes)
+            self._watchers[project] = watcher
+        watcher.start()
+
+    def stop_watching(self, project: str) -> None:
+        with self._lock:
+            watcher = self._watchers.pop(project, None)
+        if watcher is not None:
+            watcher.stop()
+
+    def _on_changes(self, batch: ChangeBatch) -> None:
+        if batch.rescan:
+            self._writer.submit_full(batch.project)
+        else:
+            self._writer.submit_paths(batch.project, set(batch.paths))
+
+    def _job_full(self, project: str) -> None:
+        if project in self.projects():
+            self.index(project)
+
+    def _job_paths(self, project: str, rels: set[str]) -> None:
+        if project in self.projects():
+            self.update_paths(project, sorted(rels))
+
+    @staticmethod
+    def _expand_deleted_dirs(proj: Project, rels: list[str]) -> list[str]:
+        """A deleted folder arrives as one path: expand it to the indexed files below it."""
+        out: list[str] = []
+        for rel in rels:
+            if not (proj.root / rel).exists() and proj.catalog.file(rel) is None:
+                out.extend(proj.catalog.paths_under(rel))
+            out.append(rel)
+        return out
 
     # --- buffers (unsaved editor text is the truth for an open document) ---
     def set_buffer(self, abs_path: Path, text: str) -> None:
+        """Record an editor buffer; it is re-indexed by the writer thread, not the caller."""
         found = self.project_for_path(abs_path)
         with self._lock:
             self._buffers[Path(abs_path).absolute()] = text
         if found:
-            self.update_paths(found[0], [found[1]])
+            self._writer.submit_paths(found[0], {found[1]})
 
     def clear_buffer(self, abs_path: Path) -> None:
         found = self.project_for_path(abs_path)
         with self._lock:
             self._buffers.pop(Path(abs_path).absolute(), None)
         if found:
-            self.update_paths(found[0], [found[1]])
+            self._writer.submit_paths(found[0], {found[1]})
 
     def _overlay_for(self, project: Project) -> Callable[[str], str | None]:
         def overlay(rel: str) -> str | None:
@@ -265,9 +325,49 @@ class Engine:
             "storage": str(self.storage),
         }
 
+    # --- answers ---
+    def ask(
+        self, params: dict[str, Any], *, on_text: Callable[[str], None] | None = None
+    ) -> dict[str, Any]:
+        """Answer JSON (DESIGN.md contract). Raises InputError on bad params."""
+        from code_compass.answer.llm import LlmConfig
+        from code_compass.answer.service import AskService
+
+        with self._lock:
+            if self._ask_service is None:
+                self._ask_service = AskService(self.storage / "logs")
+            service = self._ask_service
+        s = self.settings
+        llm = LlmConfig(model=s.model, max_tokens=s.max_tokens)
+        names = self.projects()
+        workspace = names[0] if len(names) == 1 else ", ".join(names)
+        return service.ask(self, params, llm, on_text=on_text, workspace=workspace)
+
+    _ask_service: Any = None
+
+    def nearby_terms(self, query: str, limit: int) -> list[str]:
+        """Symbol names close to the query's words (spelling, prefixes), for suggestions."""
+        import difflib
+        import re
+
+        words = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", query)]
+        names: list[str] = []
+        for p in self._scope(None):
+            names.extend(p.catalog.all_symbol_names())
+        pool = sorted(set(names))
+        out: list[str] = []
+        for w in words:
+            for m in difflib.get_close_matches(w, pool, n=3, cutoff=0.75):
+                if m not in out and m != w:
+                    out.append(m)
+        return out[:limit]
+
     def close(self) -> None:
         with self._lock:
             names = list(self._projects)
+        for name in names:
+            self.stop_watching(name)
+        self._writer.stop()
         for name in names:
             self.remove_project(name)
 

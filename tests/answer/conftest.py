@@ -20,11 +20,37 @@ from code_compass.answer import LlmConfig
 from code_compass.records import SearchHit, SearchParams
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ -> `fakes` importable
-from fakes.fake_anthropic import FakeAnthropic  # noqa: E402
+from fakes.fake_anthropic import FakeAnthropic
 
-_STOP = {"the", "is", "are", "what", "where", "how", "does", "do", "which", "a", "an", "of",
-         "in", "to", "and", "for", "it", "this", "that", "defined", "onde", "está", "o", "a",
-         "função", "definida", "qual", "como"}
+_STOP = {
+    "the",
+    "is",
+    "are",
+    "what",
+    "where",
+    "how",
+    "does",
+    "do",
+    "which",
+    "a",
+    "an",
+    "of",
+    "in",
+    "to",
+    "and",
+    "for",
+    "it",
+    "this",
+    "that",
+    "defined",
+    "onde",
+    "está",
+    "o",
+    "função",
+    "definida",
+    "qual",
+    "como",
+}
 _DEF = re.compile(r"^(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)", re.M)
 
 
@@ -69,7 +95,7 @@ class FileSource:
                 text = f.read_text(encoding="utf-8")
                 lines = text.splitlines()
                 defs = [(m.start(), m.group(1), m.group(2)) for m in _DEF.finditer(text)]
-                if not f.suffix == ".py" or not defs:
+                if f.suffix != ".py" or not defs:
                     self.chunks.append(_Chunk(project, rel, 1, len(lines), "", "window", text))
                     continue
                 starts = [text.count("\n", 0, pos) + 1 for pos, _, _ in defs]
@@ -109,8 +135,9 @@ class FileSource:
                 score = len(q & have) / len(q) if q else 0.0
             if score <= 0:
                 continue
-            hits.append(SearchHit(c.path, c.start, c.end, score, c.symbol, c.kind, lang,
-                                  c.project, c.text))
+            hits.append(
+                SearchHit(c.path, c.start, c.end, score, c.symbol, c.kind, lang, c.project, c.text)
+            )
         hits.sort(key=lambda h: h.score, reverse=True)
         if params.min_score is not None:
             hits = [h for h in hits if h.score >= params.min_score]

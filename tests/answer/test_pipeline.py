@@ -13,9 +13,9 @@ from code_compass.answer import AskRequest, DecisionLog, FixedPlan, LlmConfig, a
 from code_compass.answer.prompt import SYSTEM_PROMPT
 from code_compass.constants import EXTRACTIVE_LABEL, NO_EVIDENCE_ANSWER
 from code_compass.errors import InputError
+from fakes.fake_anthropic import FakeAnthropic, Reply, evidence_blocks
 
 from .conftest import FileSource
-from fakes.fake_anthropic import FakeAnthropic, Reply, evidence_blocks
 
 Q_PARSE = "Where is parse_config defined and what does it return?"
 
@@ -46,7 +46,10 @@ def test_grounded_answer_is_ok_with_valid_citations(source, fake_api, llm):
     assert [b["id"] for b in blocks] == ["E1", "E2"]
     assert blocks[0]["path"] == "server/config.py" and blocks[0]["lines"] == "6-10"
     assert ans.to_json()["citations"][0] == {
-        "id": "E1", "path": "server/config.py", "startLine": 6, "endLine": 10,
+        "id": "E1",
+        "path": "server/config.py",
+        "startLine": 6,
+        "endLine": 10,
     }
 
 
@@ -74,7 +77,8 @@ def test_suggestions_name_what_the_index_contains(source, fake_api, llm):
 def test_question_naming_a_missing_symbol_is_blocked_without_llm(source, fake_api, llm):
     ans = ask(
         AskRequest("What does `load_user_profile` do with the settings dict?", min_score=0.3),
-        source, llm=llm,
+        source,
+        llm=llm,
     )
     assert ans.evidences, "there is evidence about settings, the symbol is what is missing"
     assert fake_api.requests == []
@@ -123,9 +127,9 @@ def test_answer_in_the_wrong_language_is_flagged(source, fake_api, llm):
         "The function `parse_config` reads the TOML file and returns the settings dict [E1]."
     )
     ans = ask(
-        AskRequest("Onde está definida a função parse_config e o que ela retorna?",
-                   min_score=0.3),
-        source, llm=llm,
+        AskRequest("Onde está definida a função parse_config e o que ela retorna?", min_score=0.3),
+        source,
+        llm=llm,
     )
     assert ans.meta["questionLanguage"] == "pt"
     assert any("differs from the question's 'pt'" in f for f in ans.meta["flags"])
@@ -135,8 +139,9 @@ def test_answer_in_the_wrong_language_is_flagged(source, fake_api, llm):
 
 def test_injected_instructions_stay_inside_an_evidence_block(source, fake_api, llm):
     fake_api.script("`render_banner` wraps the name in stars [E1].")
-    ans = ask(AskRequest("What does render_banner return for a name?", min_score=0.3),
-              source, llm=llm)
+    ans = ask(
+        AskRequest("What does render_banner return for a name?", min_score=0.3), source, llm=llm
+    )
     req = fake_api.message_requests[0].json
     assert req["system"] == SYSTEM_PROMPT
     user = _user_text(fake_api)
@@ -187,8 +192,12 @@ def test_streaming_deltas_reach_on_text_in_order(source, fake_api, llm):
     reply = "`parse_config` loads the TOML file at path and returns normalised settings [E1]."
     fake_api.script(Reply(reply, chunk_size=7, chunk_delay=0.002))
     seen: list[tuple[float, str]] = []
-    ans = ask(AskRequest(Q_PARSE, min_score=0.3), source, llm=llm,
-              on_text=lambda d: seen.append((time.monotonic(), d)))
+    ans = ask(
+        AskRequest(Q_PARSE, min_score=0.3),
+        source,
+        llm=llm,
+        on_text=lambda d: seen.append((time.monotonic(), d)),
+    )
     assert len(seen) == -(-len(reply) // 7)
     assert "".join(d for _, d in seen) == reply
     assert [t for t, _ in seen] == sorted(t for t, _ in seen)
@@ -199,10 +208,13 @@ def test_streaming_deltas_reach_on_text_in_order(source, fake_api, llm):
 def test_planted_secrets_never_reach_the_api(source, fake_api, llm):
     fake_api.script("`check_token` compares the token with `API_KEY` [E1].")
     ans = ask(
-        AskRequest("How does check_token compare the bearer token with API_KEY?",
-                   min_score=0.3,
-                   history=[{"role": "user", "content": "my key is sk-ant-api03-HISTORYkey0987654321"}]),
-        source, llm=llm,
+        AskRequest(
+            "How does check_token compare the bearer token with API_KEY?",
+            min_score=0.3,
+            history=[{"role": "user", "content": "my key is sk-ant-api03-HISTORYkey0987654321"}],
+        ),
+        source,
+        llm=llm,
     )
     assert ans.evidences[0].path == "server/auth.py"
     bodies = fake_api.all_bodies()
@@ -220,8 +232,9 @@ def test_edited_file_shows_current_lines_moved_and_dropped(workspace, source, fa
     cfg = workspace / "server" / "config.py"
     text = cfg.read_text()
     # After indexing: 3 lines inserted above, normalise_settings deleted.
-    text = text.replace('"""Configuration loading."""\n',
-                        '"""Configuration loading."""\n\nimport os\nimport sys\n')
+    text = text.replace(
+        '"""Configuration loading."""\n', '"""Configuration loading."""\n\nimport os\nimport sys\n'
+    )
     text = text[: text.index("def normalise_settings")]
     cfg.write_text(text)
     fake_api.script("`parse_config` loads TOML [E1].")
@@ -279,8 +292,13 @@ def test_decision_log_one_json_line_per_question(source, fake_api, llm, tmp_path
 def test_plan_and_context_pack_reach_the_prompt(source, fake_api, llm):
     fake_api.script("`parse_config` returns settings [E1].")
     plan = FixedPlan(top_k=1, instructions=["Mention the file name."], depth="D2")
-    ans = ask(AskRequest(Q_PARSE, min_score=0.3), source, llm=llm, plan=plan,
-              context_pack_text="Earlier we discussed token=ghp_abcdefghijklmnopqrstuvwxyz0123")
+    ans = ask(
+        AskRequest(Q_PARSE, min_score=0.3),
+        source,
+        llm=llm,
+        plan=plan,
+        context_pack_text="Earlier we discussed token=ghp_abcdefghijklmnopqrstuvwxyz0123",
+    )
     assert ans.depth == "D2" and len(ans.evidences) == 1
     user = _user_text(fake_api)
     assert "Mention the file name." in user and "<context>" in user
@@ -337,13 +355,39 @@ def test_top_k_is_clamped_and_defaults(source, fake_api, llm):
 def test_answer_json_has_the_contract_shape(source, fake_api, llm):
     fake_api.script("`parse_config` returns settings [E1].")
     data = ask(AskRequest(Q_PARSE, min_score=0.3), source, llm=llm).to_json()
-    assert set(data) >= {"state", "confidence", "coverage", "depth", "answer", "citations",
-                         "evidences", "suggestions", "meta"}
+    assert set(data) >= {
+        "state",
+        "confidence",
+        "coverage",
+        "depth",
+        "answer",
+        "citations",
+        "evidences",
+        "suggestions",
+        "meta",
+    }
     assert set(data["confidence"]) == {"score", "components", "caveats", "rules"}
-    assert set(data["confidence"]["components"]) == {"pipeline", "ambiguity", "rules",
-                                                     "citations"}
-    assert {"path", "startLine", "endLine", "score", "symbol", "kind", "language", "project",
-            "snippet", "id"} <= set(data["evidences"][0])
-    assert {"llmCalled", "model", "tookMs", "contextsUsed", "dropped", "redactions",
-            "citationsRemoved", "flags"} <= set(data["meta"])
+    assert set(data["confidence"]["components"]) == {"pipeline", "ambiguity", "rules", "citations"}
+    assert {
+        "path",
+        "startLine",
+        "endLine",
+        "score",
+        "symbol",
+        "kind",
+        "language",
+        "project",
+        "snippet",
+        "id",
+    } <= set(data["evidences"][0])
+    assert {
+        "llmCalled",
+        "model",
+        "tookMs",
+        "contextsUsed",
+        "dropped",
+        "redactions",
+        "citationsRemoved",
+        "flags",
+    } <= set(data["meta"])
     json.dumps(data)

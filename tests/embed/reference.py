@@ -47,11 +47,16 @@ def reference_embedding(
         ctx = (s @ v).transpose(1, 0, 2).reshape(n, hidden)
         a = lin(ctx, p + "attention.output.dense")
         x = _layer_norm(
-            a + x, wt[p + "attention.output.LayerNorm.weight"], wt[p + "attention.output.LayerNorm.bias"], eps
+            a + x,
+            wt[p + "attention.output.LayerNorm.weight"],
+            wt[p + "attention.output.LayerNorm.bias"],
+            eps,
         )
         h = lin(x, p + "intermediate.dense")
         h = 0.5 * h * (1.0 + _erf(h / math.sqrt(2.0)))
         o = lin(h, p + "output.dense")
-        x = _layer_norm(o + x, wt[p + "output.LayerNorm.weight"], wt[p + "output.LayerNorm.bias"], eps)
+        x = _layer_norm(
+            o + x, wt[p + "output.LayerNorm.weight"], wt[p + "output.LayerNorm.bias"], eps
+        )
     mean = x.mean(0)
     return (mean / np.linalg.norm(mean)).astype(np.float32)

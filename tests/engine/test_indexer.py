@@ -150,10 +150,12 @@ def test_buffer_overlay_is_searchable_then_reverts(
     engine.index()
     path = ws / "src/config_loader.py"
     engine.set_buffer(path, "def unsaved_quantum_flux():\n    return 1\n")
+    assert engine.wait_idle(10)
     assert _search(engine, "unsaved_quantum_flux")[0] == "src/config_loader.py:unsaved_quantum_flux"
     assert "unsaved_quantum_flux" in (
         engine.read_text(engine.projects()[0], "src/config_loader.py") or ""
     )
     engine.clear_buffer(path)
+    assert engine.wait_idle(10)
     assert _search(engine, "unsaved_quantum_flux") == []
     assert "src/config_loader.py:parse_config" in _search(engine, "parse_config")

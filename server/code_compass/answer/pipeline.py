@@ -96,6 +96,7 @@ def ask(
     on_text: Callable[[str], None] | None = None,
     context_pack_text: str | None = None,
     log: DecisionLog | None = None,
+    extra_hits: list[SearchHit] | None = None,
 ) -> Answer:
     """Answer one question from evidence. Raises InputError on invalid input (seed 000)."""
     started = time.monotonic()
@@ -120,6 +121,14 @@ def ask(
     meta: dict[str, Any] = {"llmCalled": False, "model": None, "depth": depth}
 
     hits = retrieve(source, params, top_k)
+    if extra_hits:  # the depth controller's context (e.g. what an earlier claim cited, D3)
+        floor = params.min_score if params.min_score is not None else 0.0
+        seen = {(h.project, h.path, h.start_line, h.end_line) for h in hits}
+        for h in extra_hits:
+            key = (h.project, h.path, h.start_line, h.end_line)
+            if key not in seen and h.score >= floor and len(hits) < MAX_TOP_K:
+                seen.add(key)
+                hits.append(h)
     evidences, dropped = refresh(hits, source, max_chars=EVIDENCE_MAX_CHARS)
     moved = [e for e in evidences if e.status not in (CURRENT, PAGE)]
     if dropped or moved:

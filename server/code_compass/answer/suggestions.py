@@ -8,6 +8,7 @@ a pathPrefix to narrow to where the material is. Generic advice only when the in
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import replace
 
@@ -123,10 +124,11 @@ def build_suggestions(
     if probe:
         best = probe[0]
         if params.min_score is not None and best.score < params.min_score:
+            floor = math.floor(best.score * 100) / 100
             add(
                 f"The closest match is `{best.symbol or best.path}` in {best.path}:"
                 f"{best.start_line}-{best.end_line} (score {best.score:.2f}, below minScore "
-                f"{params.min_score:g}); lower minScore to {max(0.0, best.score - 0.05):.2f} "
+                f"{params.min_score:g}); lower minScore to {floor:.2f} "
                 "to include it"
             )
         if params.language and all(h.language != params.language for h in probe):

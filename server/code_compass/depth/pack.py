@@ -85,7 +85,9 @@ class ContextPack:
     def _eids(self) -> dict[int, str]:
         return {id(i): f"E{n}" for n, i in enumerate((i for i in self.items if i.hit), 1)}
 
-    def render(self) -> str:
+    def render(self, *, include_hits: bool = True) -> str:
+        """The pack as prompt text. `include_hits=False` leaves the evidence out, for a caller
+        (the ask pipeline) that re-reads it and sends it as its own numbered blocks."""
         eids = self._eids()
         out: list[str] = []
         for section in self.sections:
@@ -93,7 +95,11 @@ class ContextPack:
             if section == "persona":
                 out.append(self.persona)
                 continue
-            body = [i for i in self.items if i.section == section]
+            body = [
+                i
+                for i in self.items
+                if i.section == section and (include_hits or i.hit is None)
+            ]
             if not body:
                 out.append("(nothing)")
             for item in body:

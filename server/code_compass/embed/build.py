@@ -83,7 +83,7 @@ def _up_to_date(out_dir: Path, manifest: dict[str, Any]) -> bool:
 
 @contextlib.contextmanager
 def _quiet_onnxruntime_tools() -> Iterator[None]:
-    """The optimizer and quantizer log advice meant for PyTorch exports; keep set-up output clean."""
+    """The optimizer and quantizer log advice meant for PyTorch exports: keep set-up quiet."""
     root = logging.getLogger()
     old = root.level
     root.setLevel(logging.ERROR)
@@ -148,13 +148,17 @@ def build(
     version = importlib.metadata.version(SOURCE_PACKAGE)
     source = manifest["source"]
     if version != source["version"]:
-        raise BuildError(f"{SOURCE_PACKAGE} {version} installed; the manifest expects {source['version']}")
+        raise BuildError(
+            f"{SOURCE_PACKAGE} {version} installed; the manifest expects {source['version']}"
+        )
     src_sha = sha256_file(src / source["file"])
     if src_sha != source["sha256"]:
         raise BuildError(f"{src / source['file']}: sha256 {src_sha} != manifest {source['sha256']}")
     tok_sha = sha256_file(src / EMBED_TOKENIZER_FILE)
     if tok_sha != manifest["tokenizer"]["sha256"]:
-        raise BuildError(f"tokenizer.json sha256 {tok_sha} != manifest {manifest['tokenizer']['sha256']}")
+        raise BuildError(
+            f"tokenizer.json sha256 {tok_sha} != manifest {manifest['tokenizer']['sha256']}"
+        )
 
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp_model = out_dir / f".{EMBED_MODEL_FILE}.{os.getpid()}.tmp"
@@ -207,5 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"build_model: {exc}", file=sys.stderr)
         return 1
     state = "built" if result.built else "up to date"
-    print(f"embedding model {state}: {result.model_path} (sha256 {result.sha256[:16]}…, {EMBED_DIMS} dims)")
+    print(
+        f"embedding model {state}: {result.model_path} "
+        f"(sha256 {result.sha256[:16]}…, {EMBED_DIMS} dims)"
+    )
     return 0

@@ -9,6 +9,7 @@ the graph, so one `session.run` yields the sentence vector.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import onnx
@@ -58,7 +59,7 @@ class _Graph:
         self.inits.append(numpy_helper.from_array(np.array(value, order="C"), name))
         return name
 
-    def op(self, op_type: str, inputs: list[str], **attrs: object) -> str:
+    def op(self, op_type: str, inputs: list[str], **attrs: Any) -> str:
         self._count += 1
         name = f"{op_type}_{self._count}"
         out = f"{name}_out"
@@ -153,7 +154,9 @@ def build_bert_graph(weights: dict[str, np.ndarray], cfg: BertConfig) -> onnx.Mo
     sentence = g.op("Div", [mean, g.op("Max", [g.op("Sqrt", [sq]), f_eps])])
 
     g.nodes.append(helper.make_node("Identity", [hidden], ["last_hidden_state"], name="out_hidden"))
-    g.nodes.append(helper.make_node("Identity", [sentence], ["sentence_embedding"], name="out_sent"))
+    g.nodes.append(
+        helper.make_node("Identity", [sentence], ["sentence_embedding"], name="out_sent")
+    )
 
     dims = ["batch", "sequence"]
     inputs = [
@@ -161,10 +164,10 @@ def build_bert_graph(weights: dict[str, np.ndarray], cfg: BertConfig) -> onnx.Mo
         for name in ("input_ids", "attention_mask", "token_type_ids")
     ]
     outputs = [
+        helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, [*dims, cfg.hidden]),
         helper.make_tensor_value_info(
-            "last_hidden_state", TensorProto.FLOAT, [*dims, cfg.hidden]
+            "sentence_embedding", TensorProto.FLOAT, ["batch", cfg.hidden]
         ),
-        helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", cfg.hidden]),
     ]
     graph = helper.make_graph(g.nodes, "minilm", inputs, outputs, initializer=g.inits)
     model = helper.make_model(

@@ -35,7 +35,9 @@ def default_threads() -> int:
 
 
 def length_buckets(
-    lengths: Sequence[int], max_batch: int = EMBED_BATCH_SIZE, max_waste: float = EMBED_BATCH_PAD_WASTE
+    lengths: Sequence[int],
+    max_batch: int = EMBED_BATCH_SIZE,
+    max_waste: float = EMBED_BATCH_PAD_WASTE,
 ) -> list[list[int]]:
     """Group indices into batches of similar length so padding wastes at most `max_waste` of tokens.
 
@@ -112,7 +114,9 @@ class Embedder:
         enc = self._counter.encode(text, add_special_tokens=False)
         if not enc.offsets:
             return [0] * len(lines)
-        token_starts = np.fromiter((o[0] for o in enc.offsets), dtype=np.int64, count=len(enc.offsets))
+        token_starts = np.fromiter(
+            (o[0] for o in enc.offsets), dtype=np.int64, count=len(enc.offsets)
+        )
         line_of = np.searchsorted(starts, token_starts, side="right") - 1
         return np.bincount(line_of, minlength=len(lines)).tolist()
 

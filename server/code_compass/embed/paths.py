@@ -15,7 +15,7 @@ class ModelNotBuiltError(RuntimeError):
 
 
 def repo_models_dir() -> Path | None:
-    """`<repo>/models` for an editable install: the nearest ancestor holding models/manifest.json."""
+    """`<repo>/models` (editable install): nearest ancestor folder with models/manifest.json."""
     here = Path(__file__).resolve()
     for parent in here.parents:
         if (parent / "models" / MANIFEST_NAME).is_file():

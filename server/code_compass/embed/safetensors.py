@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-_DTYPES = {
+_DTYPES: dict[str, np.dtype[Any]] = {
     "F32": np.dtype("<f4"),
     "F16": np.dtype("<f2"),
     "F64": np.dtype("<f8"),
@@ -38,6 +39,8 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
         if dtype is None:
             raise ValueError(f"{path}: tensor {name} has unsupported dtype {info['dtype']}")
         start, end = info["data_offsets"]
-        raw = np.frombuffer(data, dtype=dtype, count=(end - start) // dtype.itemsize, offset=base + start)
+        raw = np.frombuffer(
+            data, dtype=dtype, count=(end - start) // dtype.itemsize, offset=base + start
+        )
         tensors[name] = raw.reshape(info["shape"]).astype(dtype.newbyteorder("="), copy=True)
     return tensors

@@ -176,6 +176,13 @@ class Catalog:
         c.execute("DELETE FROM chunks WHERE path = ?", (path,))
         c.execute("DELETE FROM symbols WHERE path = ?", (path,))
 
+    def paths_under(self, folder: str) -> list[str]:
+        prefix = folder.rstrip("/") + "/"
+        rows = self._query(
+            "SELECT path FROM files WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)
+        )
+        return [str(r[0]) for r in rows]
+
     # --- chunks ---
     _CHUNK_COLS = (
         "id, path, start_line, end_line, language, kind, symbol, signature, doc, hash, category,"

@@ -87,6 +87,16 @@ class Indexer:
         p = self.project
         summary = IndexSummary(project=p.name, root=str(p.root), rebuilt=p.rebuilt)
         emit = progress or (lambda _e: None)
+        if not p.try_upgrade():
+            # Another process is the writer: serve its committed index, write nothing.
+            p.lexical.reload()
+            counts = p.catalog.counts()
+            summary.files, summary.chunks = counts["files"], counts["chunks"]
+            summary.symbols, summary.embedded = counts["symbols"], counts["embedded"]
+            summary.read_only = True
+            summary.seconds = time.perf_counter() - t0
+            emit(IndexProgress(p.name, "read-only", 0, 0, counts["chunks"]))
+            return summary
         emit(IndexProgress(p.name, "scanning"))
         scan = scan_workspace(p.root, self.settings)
         skipped: Counter[str] = Counter(scan.skipped)
@@ -157,6 +167,8 @@ class Indexer:
         """Re-index the given paths now (created, modified or deleted); returns counts."""
         with self._run_lock:
             p = self.project
+            if not p.try_upgrade():
+                return {"read_only": 1}
             batch: list[_Parsed] = []
             dropped: list[str] = []
             stats: Counter[str] = Counter()

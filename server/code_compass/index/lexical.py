@@ -103,10 +103,25 @@ class LexicalIndex:
         self._writer: tantivy.IndexWriter | None = None
         self.read_only = read_only
         if not read_only:
-            try:
-                self._writer = self.index.writer(TANTIVY_WRITER_HEAP, TANTIVY_WRITER_THREADS)
-            except ValueError as exc:  # the lock file is held by another process
-                raise IndexBusyError(str(exc)) from exc
+            self._open_writer()
+
+    def _open_writer(self) -> None:
+        try:
+            self._writer = self.index.writer(TANTIVY_WRITER_HEAP, TANTIVY_WRITER_THREADS)
+        except ValueError as exc:  # the lock file is held by another process
+            raise IndexBusyError(str(exc)) from exc
+        self.read_only = False
+
+    def try_upgrade(self) -> bool:
+        """A read-only index takes the writer once the other process has let it go."""
+        if not self.read_only:
+            return True
+        try:
+            self._open_writer()
+        except IndexBusyError:
+            return False
+        self.index.reload()
+        return True
 
     # --- writing (one writer thread at a time; searches never wait on it) ---
     def replace_paths(self, paths: Iterable[str], docs: Iterable[LexicalDoc]) -> None:

@@ -56,6 +56,11 @@ class Project:
             catalog.set_meta("root", str(root))
         return cls(name, root, directory, catalog, lexical, read_only, reason)
 
+    def try_upgrade(self) -> bool:
+        if self.read_only and self.lexical.try_upgrade():
+            self.read_only = False
+        return not self.read_only
+
     def close(self) -> None:
         self.lexical.close()
         self.catalog.close()

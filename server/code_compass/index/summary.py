@@ -34,6 +34,7 @@ class IndexSummary:
     skipped: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     rebuilt: str = ""  # non-empty: why the index was rebuilt from scratch
+    read_only: bool = False  # another process holds the writer: nothing was written
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)

@@ -83,6 +83,7 @@ class CodeCompassServer(LanguageServer):
         self.buffer_lane = ThreadPoolExecutor(1, thread_name_prefix="cc-buffers")
         self.indexer = Indexer(self._index_project, self._make_run)
         self._closed = threading.Event()
+        self.exit_code = 0
         self._state_lock = threading.Lock()
         self._last_state_sent = 0.0
 
@@ -100,11 +101,12 @@ class CodeCompassServer(LanguageServer):
             return await loop.run_in_executor(self.requests, fn, *args)
         except InputError as err:
             raise invalid_params(err) from None
-        except JsonRpcException:
+        except (JsonRpcException, asyncio.CancelledError, KeyboardInterrupt, SystemExit):
             raise
-        except Exception as exc:  # the client gets -32603 with the reason; we go on
+        except BaseException as exc:  # incl. Rust panics (pyo3 PanicException is a
+            # BaseException): the client gets -32603 with the reason and we go on
             log.exception("request failed")
-            raise JsonRpcInternalError(f"{type(exc).__name__}: {exc}") from exc
+            raise JsonRpcInternalError(f"{type(exc).__name__}: {exc}") from None
 
     def call_in_loop(self, fn: Callable[[], None]) -> None:
         """Schedule `fn` on the event loop (from any thread); dropped after shutdown."""
@@ -254,6 +256,8 @@ def run_stdio() -> None:
         ls.start_io()
     finally:
         ls.close_all()  # client gone without shutdown: still stop indexing cleanly
+    if ls.exit_code:
+        sys.exit(ls.exit_code)  # LSP: `exit` without `shutdown` first exits with 1
 
 
 def main() -> int:

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from code_compass.constants import MAX_PER_PROJECT_ALL_SCOPE
+from code_compass.constants import MAX_PER_PROJECT_ALL_SCOPE, SEARCH_CANDIDATE_POOL
 from code_compass.index.project import Project
 from code_compass.records import SearchHit, SearchParams
 from code_compass.search.candidates import Candidate
-from code_compass.search.lexical_score import content_words, coverage, lexical_score
+from code_compass.search.fusion import diversify
+from code_compass.search.lexical_score import score_lexical
 from code_compass.search.snippets import make_snippet
 
 # How many candidates each channel contributes before fusion and filtering.
-CANDIDATE_POOL = 50
+CANDIDATE_POOL = SEARCH_CANDIDATE_POOL
 
 SemanticFn = Callable[[Project, SearchParams, int], list[Candidate]]
 FuseFn = Callable[[str, list[Candidate], list[Candidate]], list[Candidate]]
@@ -27,19 +28,13 @@ def lexical_candidates(project: Project, params: SearchParams, limit: int) -> li
         params.query, limit, path_prefix=params.path_prefix, language=params.language
     )
     rows = project.catalog.chunks_by_ids(h.chunk_id for h in hits)
-    words = project.lexical.query_words(params.query)
     out: list[Candidate] = []
     for rank, h in enumerate(hits):
         row = rows.get(h.chunk_id)
         if row is None:  # committed in Tantivy, not yet in the catalog (mid-batch): skip
             continue
-        cov = coverage(words, content_words(f"{row.symbol} {row.path} {row.text}"))
-        c = Candidate(row=row, project=project.name, bm25=h.bm25, lexical_rank=rank)
-        c.features["coverage"] = cov
-        c.score = lexical_score(h.bm25, cov, len(words))
-        out.append(c)
-    out.sort(key=lambda c: c.score, reverse=True)
-    return out
+        out.append(Candidate(row=row, project=project.name, bm25=h.bm25, lexical_rank=rank))
+    return score_lexical(out, params.query)
 
 
 def to_hit(c: Candidate) -> SearchHit:
@@ -68,6 +63,8 @@ def search_projects(
 ) -> list[SearchHit]:
     per_project: list[list[Candidate]] = []
     for project in projects:
+        if project.read_only:  # another process writes: see its latest commit
+            project.lexical.reload()
         mode = params.mode
         lex = lexical_candidates(project, params, CANDIDATE_POOL) if mode != "semantic" else []
         sem = semantic(project, params, CANDIDATE_POOL) if semantic and mode != "lexical" else []
@@ -78,6 +75,8 @@ def search_projects(
         else:
             assert fuse is not None
             cands = fuse(params.query, lex, sem)
+        # Every mode: no near-duplicate ranges, at most a few hits per file (fuse already did).
+        cands = diversify(cands)
         if params.min_score is not None:
             cands = [c for c in cands if c.score >= params.min_score]
         if len(projects) > 1:

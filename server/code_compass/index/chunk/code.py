@@ -199,7 +199,7 @@ class _FileParser:
             doc = self._comment_doc(leading)
         d = _Def(
             kind=kind,
-            name=found.name or "<anonymous>",
+            name=found.name or ("default" if node.type == "export_statement" else "<anonymous>"),
             container=container,
             start=start_node.start_point[0] + 1,
             end=_end_line(outer),

@@ -127,6 +127,8 @@ def _js(node: Node) -> list[Found]:
         return []
     if t in ("function_declaration", "generator_function_declaration", "function_signature"):
         return _named(node, "function")
+    if t in ("function_expression", "function"):  # reached through `export default`
+        return _named(node, "function")
     if t in ("class_declaration", "abstract_class_declaration", "class"):
         found = _named(node, "class", node.child_by_field_name("body"))
         if not found[0].name:

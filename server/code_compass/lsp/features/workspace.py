@@ -81,8 +81,13 @@ class WorkspaceFeature:
             return None
         if uri in self.ls.folders:
             return self.ls.folders[uri]
-        project = self.ls.require_engine().add_project(path, name or None)
+        engine = self.ls.require_engine()
+        project = engine.add_project(path, name or None)
         self.ls.folders[uri] = project
+        try:
+            engine.start_watching(project)  # saves, creates, deletes on disk (issue 5)
+        except Exception:
+            log.exception("could not watch %s; changes on disk need a reindex", path)
         self.ls.roots[project] = path
         return project
 
@@ -165,6 +170,7 @@ class WorkspaceFeature:
         await asyncio.to_thread(self.ls.close_all)
 
     def exit(self, params: Any = None) -> None:
+        self.ls.exit_code = 0 if self.ls.protocol._shutdown else 1
         self.ls.close_all()  # exit without shutdown: still no half-written index
 
 

@@ -1,0 +1,128 @@
+"""Ask as the front doors see it: depth decision → context pack → grounded pipeline → memory.
+
+One instance per engine. It keeps conversations (bounded, per id), writes the depth decision log
+(seed 004 REQ-CDC-019) and the answer decision log (issue 6 item 11) beside the index.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from code_compass.answer.decision_log import DecisionLog as AnswerLog
+from code_compass.answer.llm import LlmConfig
+from code_compass.answer.pipeline import ask as run_pipeline
+from code_compass.answer.request import AskRequest
+from code_compass.answer.source import EvidenceSource
+from code_compass.depth import ConversationStore, DecisionRecord, build_pack, classify, plan_for
+from code_compass.depth import DecisionLog as DepthLog
+from code_compass.errors import InputError
+from code_compass.records import SearchHit
+
+MAX_CONVERSATION_ID = 128
+MAX_SELECTION_CHARS = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """The depth plan as the pipeline reads it (top_k, instructions, depth)."""
+
+    top_k: int
+    instructions: list[str] = field(default_factory=list)
+    depth: str = "D0"
+
+
+class AskService:
+    def __init__(self, log_dir: Path) -> None:
+        self.conversations = ConversationStore()
+        self.depth_log = DepthLog(log_dir / "depth-decisions.jsonl")
+        self.answer_log = AnswerLog(log_dir / "answers.jsonl")
+
+    def ask(
+        self,
+        source: EvidenceSource,
+        params: dict[str, Any],
+        llm: LlmConfig,
+        *,
+        on_text: Callable[[str], None] | None = None,
+        workspace: str | None = None,
+    ) -> dict[str, Any]:
+        request = AskRequest.from_json(params)
+        search_params = request.validated()  # seed-000 errors surface before any work
+        conv_id = _conversation_id(params.get("conversationId"))
+        active_file = _optional_str(params.get("activeFile"), "activeFile", 1000)
+        selection = _optional_str(params.get("selection"), "selection", MAX_SELECTION_CHARS)
+
+        t0 = time.perf_counter()
+        history = self.conversations.turns(conv_id) if conv_id else []
+        decision = classify(search_params.query, history)
+        plan = plan_for(decision.depth)
+
+        def search(query: str, k: int) -> list[SearchHit]:
+            return source.search(replace(search_params, query=query[:500], top_k=k, min_score=None))
+
+        pack = build_pack(
+            decision, plan, search_params.query, history, search=search,
+            active_file=active_file, selection=selection, workspace=workspace,
+        )  # fmt: skip
+        cdc_ms = (time.perf_counter() - t0) * 1000
+        top_k = max(int(search_params.top_k), plan.top_k) if params.get("topK") is None else int(
+            search_params.top_k
+        )
+        answer = run_pipeline(
+            request,
+            source,
+            llm=llm,
+            plan=_Plan(top_k, list(plan.llm_instructions), decision.depth),
+            on_text=on_text,
+            context_pack_text=pack.render(include_hits=False) if history or selection else None,
+            log=self.answer_log,
+            extra_hits=[h for i in pack.items if i.section == "claims" and (h := i.hit)],
+        )
+        out = answer.to_json()
+        out["depth"] = decision.depth
+        out["depthSignals"] = list(decision.signals)
+        out["conversationId"] = conv_id
+        if conv_id:
+            self.conversations.record_answer(
+                conv_id, search_params.query, answer.answer,
+                out.get("evidences", []), depth=decision.depth,
+            )  # fmt: skip
+        self.depth_log.write(
+            DecisionRecord(
+                conversation_id=conv_id or "",
+                message_id=uuid.uuid4().hex,
+                signals=list(decision.signals),
+                depth=decision.depth,
+                query_profile=plan.query_profile,
+                sources=[f"{s}:{sum(1 for i in pack.items if i.section == s)}" for s in pack.sections],
+                tokens=pack.tokens,
+                latency_ms=round(cdc_ms, 2),
+            )
+        )
+        return out
+
+    def forget(self, conv_id: str) -> None:
+        self.conversations.drop(conv_id)
+
+
+def _conversation_id(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or len(value) > MAX_CONVERSATION_ID:
+        raise InputError(
+            "conversationId", f"must be a string of at most {MAX_CONVERSATION_ID} characters"
+        )
+    return value
+
+
+def _optional_str(value: Any, name: str, limit: int) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise InputError(name, "must be a string")
+    return value[:limit]

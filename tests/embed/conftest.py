@@ -1,0 +1,31 @@
+"""The real int8 model, built once per session if `scripts/setup` has not built it yet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from code_compass.embed.build import build, source_dir
+from code_compass.embed.model import Embedder
+from code_compass.embed.paths import repo_models_dir
+from code_compass.embed.safetensors import read_safetensors
+
+
+@pytest.fixture(scope="session")
+def model_dir() -> Path:
+    models = repo_models_dir()
+    assert models is not None, "models/manifest.json not found above the package"
+    build(models)  # no-op when the model is already there with the manifest's sha256
+    return models / "build"
+
+
+@pytest.fixture(scope="session")
+def embedder(model_dir: Path) -> Embedder:
+    return Embedder(model_dir, threads=1)
+
+
+@pytest.fixture(scope="session")
+def weights() -> dict[str, np.ndarray]:
+    return read_safetensors(source_dir() / "model.safetensors")

@@ -1,0 +1,50 @@
+"""Splitting chunks into <=256-token pieces that map back to exact lines."""
+
+from __future__ import annotations
+
+from code_compass.embed.model import Embedder
+from code_compass.embed.split import Piece, split_for_embedding
+
+
+def _code(n: int) -> str:
+    return "\n".join(
+        f"    result_{i} = compute_value(alpha_{i}, beta_{i}, gamma={i})  # step {i}"
+        + ("\n" if i % 7 == 0 else "")
+        for i in range(n)
+    )
+
+
+def test_pieces_fit_and_map_back_to_lines(embedder: Embedder) -> None:
+    text = _code(120)
+    assert embedder.count_tokens(text) > 3 * 256
+    start = 41
+    pieces = split_for_embedding(text, start, embedder)
+    assert len(pieces) >= 4
+    lines = text.split("\n")
+    covered: set[int] = set()
+    for p in pieces:
+        assert embedder.count_tokens(p.text) <= 256, p
+        assert p.text == "\n".join(lines[p.start_line - start : p.end_line - start + 1])
+        assert p.text.strip() and lines[p.start_line - start].strip()
+        covered.update(range(p.start_line, p.end_line + 1))
+    non_blank = {start + i for i, line in enumerate(lines) if line.strip()}
+    assert non_blank <= covered
+    assert [p.start_line for p in pieces] == sorted(p.start_line for p in pieces)
+    assert pieces[-1].end_line == start + len(lines) - 1
+
+
+def test_short_text_is_one_piece_and_blank_is_none(embedder: Embedder) -> None:
+    assert split_for_embedding("\n  x = 1\n\n", 10, embedder) == [Piece(11, 11, "  x = 1")]
+    assert split_for_embedding(" \n\t\n", 1, embedder) == []
+    assert split_for_embedding("", 1, embedder) == []
+
+
+def test_overlong_single_line_stands_alone(embedder: Embedder) -> None:
+    text = "a = 1\n" + "token " * 600 + "\nb = 2"
+    pieces = split_for_embedding(text, 1, embedder)
+    assert [(p.start_line, p.end_line) for p in pieces] == [(1, 1), (2, 2), (3, 3)]
+
+
+def test_piece_cap(embedder: Embedder) -> None:
+    text = "\n".join("word " * 300 for _ in range(12))
+    assert len(split_for_embedding(text, 1, embedder, max_pieces=8)) == 8

@@ -1,0 +1,143 @@
+"""kill -9 at random moments of indexing, and two servers on one workspace (issue 5)."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import tantivy
+
+from code_compass.engine import Engine
+from code_compass.settings import EngineSettings
+from code_compass.validation import validate_search
+from tests.conftest import write_tree
+from tests.live.test_watch import catalog_state
+
+KILLS = 20
+
+
+def lexical_ids(engine: Engine) -> list[str]:
+    project = engine.project(engine.projects()[0])
+    project.lexical.reload()
+    searcher = project.lexical.index.searcher()
+    n = searcher.num_docs
+    hits = searcher.search(tantivy.Query.all_query(), max(n, 1)).hits
+    return [searcher.doc(addr)["chunk_id"][0] for _s, addr in hits]
+
+
+def assert_consistent(engine: Engine) -> None:
+    project = engine.project(engine.projects()[0])
+    in_catalog = {str(r[0]) for r in project.catalog._query("SELECT id FROM chunks")}
+    ids = lexical_ids(engine)
+    assert len(ids) == len(set(ids)), "a chunk is indexed twice"
+    assert set(ids) == in_catalog
+
+
+def _module(i: int, salt: int) -> str:
+    funcs = "\n\n".join(
+        f"def f{i}_{j}_{salt}(x):\n    '''Helper {j} of module {i}.'''\n    return x + {j}\n"
+        for j in range(6)
+    )
+    return f'"""Module {i}, revision {salt}."""\n\n{funcs}'
+
+
+def test_kill_9_loop_leaves_a_consistent_index(tmp_path: Path) -> None:
+    rng = random.Random(1234)
+    ws = write_tree(tmp_path / "ws", {f"pkg/m{i}.py": _module(i, 0) for i in range(900)})
+    store = tmp_path / "store"
+    cmd = [sys.executable, "-m", "code_compass", "index", "--no-embed",
+           "--workspace", str(ws), "--storage", str(store)]  # fmt: skip
+    env = {**os.environ, "CODE_COMPASS_ANNOUNCE_START": "1"}
+    killed = 0
+    for round_ in range(1, KILLS + 1):
+        for i in range(900):  # every run has real work to do
+            (ws / f"pkg/m{i}.py").write_text(_module(i, round_))
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        assert proc.stdout is not None
+        proc.stdout.readline()  # the CLI says when indexing starts: kill after that
+        time.sleep(rng.uniform(0.0, 1.2))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed += 1
+        proc.wait()
+        engine = Engine.open(store, EngineSettings(embeddings=False))
+        engine.add_project(ws)  # must open (or rebuild by itself) after any kill
+        engine.index()
+        assert_consistent(engine)
+        engine.close()
+    assert killed >= KILLS * 0.6, f"only {killed} runs were still indexing when killed"
+
+    fresh = Engine.open(tmp_path / "fresh", EngineSettings(embeddings=False))
+    fresh.add_project(ws)
+    fresh.index()
+    survivor = Engine.open(store, EngineSettings(embeddings=False))
+    survivor.add_project(ws)
+    (summary,) = survivor.index()
+    assert summary.changed == 0  # nothing already indexed was lost or needs redoing
+    assert catalog_state(survivor) == catalog_state(fresh)
+    survivor.close()
+    fresh.close()
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from code_compass.engine import Engine
+from code_compass.settings import EngineSettings
+e = Engine.open(Path(sys.argv[1]), EngineSettings(embeddings=False))
+e.add_project(Path(sys.argv[2]))
+e.index()
+print("ready", flush=True)
+sys.stdin.readline()  # hold the writer until told to go
+Path(sys.argv[2], "late.py").write_text("def late_arrival_func():\\n    pass\\n")
+e.update_paths(e.projects()[0], ["late.py"])
+print("wrote", flush=True)
+sys.stdin.readline()
+e.close()
+"""
+
+
+def test_second_server_serves_read_only_then_takes_over(
+    tmp_path: Path, make_engine: Callable[..., Engine]
+) -> None:
+    ws = write_tree(tmp_path / "ws", {"a.py": "def first_server_func():\n    pass\n"})
+    store = tmp_path / "store"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(store), str(ws)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdin is not None
+        assert holder.stdout.readline().strip() == "ready"
+        second = Engine.open(store, EngineSettings(embeddings=False))
+        name = second.add_project(ws)
+        status = second.status()["projects"][0]
+        assert status["readOnly"] is True
+        (summary,) = second.index()  # does not write, does not fail
+        assert summary.files == 1
+        hits = second.search(validate_search("first_server_func", mode="lexical"))
+        assert [h.path for h in hits] == ["a.py"]
+
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "wrote"
+        hits = second.search(validate_search("late_arrival_func", mode="lexical"))
+        assert [h.path for h in hits] == ["late.py"]  # sees the writer's commits
+
+        holder.stdin.write("bye\n")
+        holder.stdin.flush()
+        holder.wait(10)
+        (ws / "b.py").write_text("def after_takeover():\n    pass\n")
+        second.index()  # the writer is gone: this server takes over writing
+        assert second.status()["projects"][0]["readOnly"] is False
+        hits = second.search(validate_search("after_takeover", mode="lexical", project=name))
+        assert [h.path for h in hits] == ["b.py"]
+        second.close()
+    finally:
+        holder.kill()

@@ -1,0 +1,163 @@
+"""Progress, indexState, status/reindex/ask shapes, embeddings, clean shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+from lsprotocol import types
+
+from tests.lsp.conftest import write
+
+STATUS_KEYS = {"name", "root", "state", "files", "chunks", "embedded", "embedTotal", "errors"}
+
+
+async def test_progress_and_index_state_notifications(start: Any, alpha: Path) -> None:
+    s = await start([alpha])
+    await s.wait_indexed()
+    # window/workDoneProgress: created token, begin, reports with files done/total, end.
+    (token, reports), *_ = s.client.progress_reports.items()
+    assert "alpha" in str(token)
+    kinds = [r.kind for r in reports]
+    assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
+    files = [r.message for r in reports if r.kind == "report" and "files" in (r.message or "")]
+    assert "3/3 files" in files
+    assert all(0 <= (r.percentage or 0) <= 100 for r in reports if r.kind == "report")
+
+    # codeCompass/indexState: per-project entries, the last one says ready.
+    await asyncio.sleep(0.1)
+    states = s.seen("codeCompass/indexState")
+    assert states, "no codeCompass/indexState notification"
+    last = states[-1]["projects"]
+    assert [p["name"] for p in last] == ["alpha"]
+    assert STATUS_KEYS <= set(last[0])
+    assert last[0]["state"] == "ready" and last[0]["files"] == 3
+    assert any(p["indexing"] for st in states for p in st["projects"])
+
+
+async def test_status_reindex_search_and_ask_shapes(start: Any, alpha: Path) -> None:
+    s = await start([alpha])
+    await s.wait_indexed()
+    status = await s.request("codeCompass/status")
+    assert {"projects", "model", "llmConfigured", "storage", "indexing"} <= set(status)
+    assert status["llmConfigured"] is False  # no key in the server's environment
+    assert STATUS_KEYS <= set(status["projects"][0])
+
+    result = await s.request("codeCompass/search", {"query": "discount for a customer tier"})
+    assert set(result) == {"hits", "tookMs"}
+    hit = result["hits"][0]
+    assert set(hit) == {
+        "path", "startLine", "endLine", "score", "symbol", "kind", "language", "project",
+        "snippet",
+    }  # fmt: skip
+    assert hit["path"] == "pricing.py" and hit["symbol"] == "compute_discount"
+    assert 0.0 <= hit["score"] <= 1.0 and hit["startLine"] <= hit["endLine"]
+
+    n_tokens = len(s.client.progress_reports)
+    assert await s.request("codeCompass/reindex", {"project": "alpha"}) == {
+        "started": True,
+        "projects": ["alpha"],
+    }
+    assert (await s.request("codeCompass/reindex", {}))["projects"] == ["alpha"]
+    await asyncio.sleep(0.2)
+    await s.wait_indexed()
+    assert len(s.client.progress_reports) > n_tokens  # a new progress for the reindex
+
+    answer = await s.request(
+        "codeCompass/ask", {"question": "How is the discount for gold customers computed?"}
+    )
+    for key in ("state", "confidence", "coverage", "answer", "citations", "evidences", "meta"):
+        assert key in answer, key
+    assert answer["meta"]["llmCalled"] is False  # no API key: extractive, labelled answer
+    cited = {c["path"] for c in answer["citations"]}
+    assert cited <= {e["path"] for e in answer["evidences"]}
+
+
+async def test_requests_are_answered_while_indexing(start: Any, tmp_path: Path) -> None:
+    big = write(
+        tmp_path / "big",
+        {
+            f"pkg{i // 50}/mod{i}.py": "\n".join(
+                f"def func_{i}_{j}(value):\n    return value * {j}  # step {j}\n" for j in range(40)
+            )
+            for i in range(400)
+        },
+    )
+    s = await start([big])
+    # Indexing is running; status and search answer right away from committed state.
+    t0 = time.monotonic()
+    status = await s.request("codeCompass/status")
+    await s.request("codeCompass/search", {"query": "func_1_1"})
+    assert time.monotonic() - t0 < 2.0
+    await s.wait_indexed(60)
+    assert status["projects"][0]["name"] == "big"
+
+
+async def test_shutdown_during_indexing_is_prompt_and_leaves_a_sound_index(
+    start: Any, tmp_path: Path
+) -> None:
+    big = write(
+        tmp_path / "big",
+        {
+            f"pkg{i // 50}/mod{i}.py": "\n".join(
+                f"def func_{i}_{j}(value):\n    return value + {j}\n" for j in range(30)
+            )
+            for i in range(600)
+        },
+    )
+    s = await start([big])
+    proc = psutil.Process(s.process_pid)
+    await asyncio.sleep(0.3)  # indexing is under way
+    t0 = time.monotonic()
+    await asyncio.wait_for(s.client.shutdown_session(), 15)
+    assert time.monotonic() - t0 < 5.0
+    assert s.client._server is not None and s.client._server.returncode == 0
+    assert not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
+
+    # A new server on the same storage opens the index without a rebuild and finishes it.
+    s2 = await start([big])
+    status = await s2.wait_indexed(60)
+    entry = status["projects"][0]
+    assert entry["rebuilt"] == ""
+    assert entry["files"] == 600
+
+
+async def test_exit_without_shutdown_and_client_gone(start: Any, alpha: Path) -> None:
+    s = await start([alpha])
+    await s.wait_indexed()
+    s.client.exit(None)  # no shutdown first: still exits (code 1 per the spec)
+    assert s.client._server is not None
+    code = await asyncio.wait_for(s.client._server.wait(), 10)
+    assert code == 1
+
+
+async def test_embeddings_on_reports_progress_to_the_end(start: Any, alpha: Path) -> None:
+    s = await start([alpha], settings={"embeddings": {"enabled": True}})
+    status = await s.wait_indexed(60)
+    entry = status["projects"][0]
+    assert entry["embedTotal"] == entry["chunks"] > 0
+    assert entry["embedded"] == entry["embedTotal"]
+    hits = await s.request(
+        "codeCompass/search", {"query": "how much money off do loyal buyers get", "mode": "semantic"}
+    )
+    assert hits["hits"] and hits["hits"][0]["path"] in {"pricing.py", "docs/pricing.md"}
+
+
+async def test_handler_errors_become_json_rpc_errors(start: Any, alpha: Path) -> None:
+    s = await start([alpha])
+    await s.wait_indexed()
+    # Hover on a document the server cannot read: an error or null, never a dead server.
+    missing = (alpha / "nope.py").as_uri()
+    try:
+        await s.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=missing),
+                position=types.Position(line=0, character=0),
+            )
+        )
+    except Exception as exc:  # JSON-RPC error response is fine
+        assert "nope.py" in str(exc) or "-326" in str(exc) or "Error" in type(exc).__name__
+    assert (await s.request("codeCompass/status"))["projects"][0]["name"] == "alpha"
