@@ -28,8 +28,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "eval" / "search"))
 
-import devset  # type: ignore[import-not-found]  # noqa: E402
-import harness  # type: ignore[import-not-found]  # noqa: E402
+import devset  # noqa: E402
+import harness  # noqa: E402
 
 from code_compass.constants import (  # noqa: E402
     DEFAULT_MIN_SCORE,
@@ -133,7 +133,9 @@ def evaluate(
 
 def print_table(title: str, table: dict[tuple[str, str], Row], corpora: Sequence[str]) -> None:
     print(f"\n## {title}\n")
-    print("| mode | corpus | n | R@1 | R@5 | R@10 | MRR@10 | correct kept >=0.6 | unanswerable kept |")
+    print(
+        "| mode | corpus | n | R@1 | R@5 | R@10 | MRR@10 | correct kept >=0.6 | unanswerable kept |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     modes = sorted({m for m, _ in table}, key=lambda m: ("bm25", *MODES).index(m))
     for mode in modes:
@@ -280,7 +282,9 @@ def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[st
         SEARCH_BIAS[mode] = bias
         pos, neg = calibration_points(mode, pools)
         t = place_threshold(pos, neg)
-        SEARCH_BIAS[mode] = round(bias - t + math.log(DEFAULT_MIN_SCORE / (1 - DEFAULT_MIN_SCORE)), 3)
+        SEARCH_BIAS[mode] = round(
+            bias - t + math.log(DEFAULT_MIN_SCORE / (1 - DEFAULT_MIN_SCORE)), 3
+        )
         log(f"fit {mode}: {len(y)} candidates, {int(y.sum())} positives, threshold logit {t:.2f}")
     out["weights"] = {m: dict(SEARCH_WEIGHTS[m]) for m in MODES}
     out["bias"] = dict(SEARCH_BIAS)

@@ -34,7 +34,9 @@ BUILD_VERSION = "1"  # bump when the builder changes: cached sets are rebuilt
 _EXT = {"python": (".py",), "typescript": (".ts",), "go": (".go",)}
 _SKIP_DIRS = {"testdata", "__pycache__", "locale", "migrations", "vendor"}
 _MIN_WORDS, _MAX_WORDS = 4, 30
-_BAD_START = re.compile(r"^(deprecated|todo|see |internal|copyright|note:|xxx|used internally)", re.I)
+_BAD_START = re.compile(
+    r"^(deprecated|todo|see |internal|copyright|note:|xxx|used internally)", re.I
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +144,9 @@ def blank_python(text: str) -> tuple[str, list[tuple[str, str, int]]]:
 _COMMENT_LINE = re.compile(r"^\s*(//|/\*|\*|\*/)")
 
 
-def blank_comment_docs(rel: str, text: str, language: str) -> tuple[str, list[tuple[str, str, int]]]:
+def blank_comment_docs(
+    rel: str, text: str, language: str
+) -> tuple[str, list[tuple[str, str, int]]]:
     """Doc comments (the comment lines a definition starts with) blanked to spaces."""
     lines = split_lines(text)
     parsed = parse_code(rel, text, lines, language)
@@ -180,7 +184,7 @@ def ensure_source(name: str, cfg: dict[str, object]) -> Path:
         import sys
 
         sys.path.insert(0, str(ROOT / "scripts"))
-        from benchdata import django_source  # type: ignore[import-not-found]
+        from benchdata import django_source
 
         django_source()
     elif download.startswith("npm:"):
@@ -218,7 +222,9 @@ def _files(root: Path, includes: list[str], language: str) -> list[Path]:
 # --- building --------------------------------------------------------------------------------
 
 
-def build_corpus(name: str, cfg: dict[str, object], seed: int, max_q: int, dev_share: float) -> Path:
+def build_corpus(
+    name: str, cfg: dict[str, object], seed: int, max_q: int, dev_share: float
+) -> Path:
     """Blanked tree + queries.jsonl under bench-data/eval-search/<name>; cached by BUILD_VERSION."""
     out = OUT / name
     stamp = out / "BUILD"
@@ -261,7 +267,7 @@ def build_corpus(name: str, cfg: dict[str, object], seed: int, max_q: int, dev_s
     rng = random.Random(f"{seed}-{name}")
     rng.shuffle(pool)
     chosen = pool[:max_q]
-    n_dev = int(round(len(chosen) * dev_share))
+    n_dev = round(len(chosen) * dev_share)
     queries = [
         Query(
             id=f"{name}-{i:04d}",
@@ -278,8 +284,8 @@ def build_corpus(name: str, cfg: dict[str, object], seed: int, max_q: int, dev_s
         for i, p in enumerate(chosen)
     ]
     with (out / "queries.jsonl").open("w") as fh:
-        for q in queries:
-            fh.write(json.dumps(asdict(q)) + "\n")
+        for query in queries:
+            fh.write(json.dumps(asdict(query)) + "\n")
     stamp.write_text(want)
     return out
 

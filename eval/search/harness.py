@@ -107,7 +107,8 @@ class PieceVectors:
         if path_prefix or language:
             mask = np.array(
                 [
-                    (not path_prefix or p.startswith(path_prefix)) and (not language or g == language)
+                    (not path_prefix or p.startswith(path_prefix))
+                    and (not language or g == language)
                     for p, g in zip(self.paths, self.langs, strict=True)
                 ]
             )
@@ -171,7 +172,7 @@ def open_engine(
             project, params, limit, embedder=embedder, store=stores[project.name]
         )
 
-    engine._semantic = semantic  # type: ignore[method-assign,assignment]
-    engine._fuse = functools.partial(fuse)  # type: ignore[method-assign,assignment]
+    engine._semantic = semantic
+    engine._fuse = functools.partial(fuse)
     stores["_embedder"] = embedder
     return engine, stores

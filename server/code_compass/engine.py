@@ -44,6 +44,10 @@ class Engine:
         self._watchers: dict[str, ProjectWatcher] = {}
         self._lock = threading.RLock()
         self._writer = WriterQueue(self._job_full, self._job_paths)
+        self._embeddings: dict[str, Any] = {}  # project -> ProjectEmbeddings
+        self._embedder: Any = None
+        self._embed_cache: Any = None
+        self.embed_error = ""  # why embeddings are off, if they are
 
     @classmethod
     def open(cls, storage: Path | None = None, settings: EngineSettings | None = None) -> Engine:
@@ -67,9 +71,46 @@ class Engine:
                 unique, n = f"{base}-{n}", n + 1
             project = Project.open(unique, root, project_storage(self.storage, root))
             self._projects[unique] = project
-            self._indexers[unique] = Indexer(project, self.settings.scan)
+            link = self._link_embeddings(project)
+            self._indexers[unique] = Indexer(
+                project, self.settings.scan, link.paths_replaced if link else None
+            )
             self._states[unique] = IndexProgress(unique, "idle")
             return unique
+
+    def _link_embeddings(self, project: Project) -> Any:
+        """Vector store + background worker for a project, when embeddings are on."""
+        if not self.settings.embeddings:
+            return None
+        from code_compass.embed.cache import EmbeddingCache
+        from code_compass.embed.model import Embedder
+        from code_compass.embed.project_link import ProjectEmbeddings
+        from code_compass.search.fusion import fuse
+        from code_compass.search.semantic import semantic_candidates
+
+        if self._embedder is None:
+            try:
+                self._embedder = Embedder()
+            except Exception as exc:  # model not built: lexical search still works
+                self.embed_error = str(exc)
+                log.warning("embeddings off: %s", exc)
+                return None
+            self._embed_cache = EmbeddingCache(
+                self.storage / "embed-cache.sqlite", self._embedder.model_id
+            )
+            embedder = self._embedder
+
+            def semantic(p: Project, params: SearchParams, limit: int) -> list[Candidate]:
+                link = self._embeddings.get(p.name)
+                if link is None:
+                    return []
+                return semantic_candidates(p, params, limit, embedder=embedder, store=link.store)
+
+            self._semantic = semantic
+            self._fuse = fuse
+        link = ProjectEmbeddings(project, self._embedder, self._embed_cache)
+        self._embeddings[project.name] = link
+        return link
 
     def remove_project(self, name: str) -> None:
         self.stop_watching(name)
@@ -77,6 +118,9 @@ class Engine:
             project = self._projects.pop(name, None)
             self._indexers.pop(name, None)
             self._states.pop(name, None)
+            link = self._embeddings.pop(name, None)
+        if link is not None:
+            link.close()
         if project is not None:
             project.close()
 
@@ -135,20 +179,58 @@ class Engine:
                     progress(ev)
 
             summary = indexer.run(progress=report, cancel=cancel, overlay=self._overlay_for(proj))
+            link = self._embeddings.get(name)
+            if link is not None:
+                link.worker.start()  # after the lexical index: search never waits for vectors
+                link.worker.wake()
+                if embed:
+                    self._wait_embedded(name, link, report, cancel)
+                    summary.embedded = proj.catalog.counts()["embedded"]
             self._states[name] = IndexProgress(
-                name, "ready", summary.scanned, summary.scanned, summary.chunks
-            )
+                name, "ready", summary.scanned, summary.scanned, summary.chunks,
+                summary.embedded, summary.chunks if link else 0,
+            )  # fmt: skip
             if progress:
                 progress(self._states[name])
             out.append(summary)
         return out
 
+    def _wait_embedded(
+        self,
+        name: str,
+        link: Any,
+        report: Callable[[IndexProgress], None],
+        cancel: threading.Event | None,
+    ) -> None:
+        """Block until the project's chunks are embedded (CLI `index`), reporting progress."""
+        proj = self.project(name)
+        while not link.worker.wait_idle(0.5):
+            if cancel is not None and cancel.is_set():
+                return
+            counts = proj.catalog.counts()
+            report(IndexProgress(name, "embedding", chunks=counts["chunks"],
+                                 embedded=counts["embedded"], embed_total=counts["chunks"]))  # fmt: skip
+
+    def wait_embedded(self, timeout: float | None = None) -> bool:
+        """True once every project's embedding worker is idle (tests, benchmarks)."""
+        with self._lock:
+            links = list(self._embeddings.values())
+        for link in links:
+            link.worker.start()
+            link.worker.wake()
+        return all(link.worker.wait_idle(timeout) for link in links)
+
     def update_paths(self, project: str, rels: list[str]) -> dict[str, int]:
         """Re-index these paths now, in the caller's thread (CLI, tests, benchmarks)."""
         proj = self.project(project)
-        return self._indexers[project].update_paths(
+        stats = self._indexers[project].update_paths(
             self._expand_deleted_dirs(proj, rels), overlay=self._overlay_for(proj)
         )
+        link = self._embeddings.get(project)
+        if link is not None:
+            link.worker.start()
+            link.worker.wake()
+        return stats
 
     # --- background writes: the writer thread, file watchers ---
     def schedule_index(self, project: str | None = None) -> None:
@@ -301,6 +383,8 @@ class Engine:
             counts = p.catalog.counts()
             state = self._states.get(name)
             last = p.extra.get("last_summary")
+            link = self._embeddings.get(name)
+            embed = link.progress() if link is not None else None
             entries.append(
                 {
                     "name": name,
@@ -310,7 +394,10 @@ class Engine:
                     "chunks": counts["chunks"],
                     "symbols": counts["symbols"],
                     "embedded": counts["embedded"],
-                    "embedTotal": counts["chunks"] if self.settings.embeddings else 0,
+                    "embedTotal": counts["chunks"] if link is not None else 0,
+                    "embedRate": round(embed.rate, 1) if embed else 0.0,
+                    "embedEtaS": (round(embed.eta_s, 1) if embed and embed.eta_s is not None
+                                  else None),  # fmt: skip
                     "errors": (last.skipped.get("parse_error", 0) if last else 0),  # type: ignore[attr-defined]
                     "skipped": (last.skipped if last else {}),  # type: ignore[attr-defined]
                     "readOnly": p.read_only,
@@ -320,7 +407,8 @@ class Engine:
             )
         return {
             "projects": entries,
-            "model": None,
+            "model": self._embedder.model_id if self._embedder is not None else None,
+            "embeddings": self.embed_error or ("on" if self.settings.embeddings else "off"),
             "llmConfigured": bool(os.environ.get("ANTHROPIC_API_KEY")),
             "storage": str(self.storage),
         }

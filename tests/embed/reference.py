@@ -17,15 +17,27 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.vectorize(math.erf, otypes=[np.float64])(x)
 
 
-def reference_embedding(
-    weights: dict[str, np.ndarray], ids: list[int], heads: int = 12, layers: int = 6
+def reference_embeddings(
+    weights: dict[str, np.ndarray], ids_list: list[list[int]], heads: int = 12, layers: int = 6
 ) -> np.ndarray:
-    """Sentence vector for one token sequence (no padding), computed in float64."""
-    wt = {k: v.astype(np.float64) for k, v in weights.items()}
+    """Sentence vectors for token sequences (no padding), computed in float64."""
+    big = ("embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight")
+    wt = {k: v.astype(np.float64) for k, v in weights.items() if k not in big}
+    return np.stack([_one(weights, wt, ids, heads, layers) for ids in ids_list])
+
+
+def _one(
+    weights: dict[str, np.ndarray],
+    wt: dict[str, np.ndarray],
+    ids: list[int],
+    heads: int,
+    layers: int,
+) -> np.ndarray:
     n = len(ids)
+    big = ("embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight")
     x = (
-        wt["embeddings.word_embeddings.weight"][ids]
-        + wt["embeddings.position_embeddings.weight"][:n]
+        weights[big[0]][ids].astype(np.float64)
+        + weights[big[1]][:n].astype(np.float64)
         + wt["embeddings.token_type_embeddings.weight"][0]
     )
     eps = 1e-12

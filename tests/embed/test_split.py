@@ -15,7 +15,7 @@ def _code(n: int) -> str:
 
 
 def test_pieces_fit_and_map_back_to_lines(embedder: Embedder) -> None:
-    text = _code(120)
+    text = _code(45)
     assert embedder.count_tokens(text) > 3 * 256
     start = 41
     pieces = split_for_embedding(text, start, embedder)

@@ -175,13 +175,13 @@ class InvoiceBuilder:
         return {"total": order.total, "discount": rate}
 '''
 
-CHECKOUT = '''from pricing import compute_discount
+CHECKOUT = """from pricing import compute_discount
 
 
 def checkout(cart):
     total = sum(item.price for item in cart.items)
     return total - compute_discount(total, cart.tier)
-'''
+"""
 
 PRICING_DOC = """# Pricing
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from pygls.uris import to_fs_path
 
 
 def hover_params(uri: str, line: int, character: int) -> types.HoverParams:
@@ -71,6 +72,10 @@ async def test_hover_is_null_for_keywords_literals_and_unknown_words(
     outside = alpha.parent / "elsewhere.py"
     outside.write_text("compute_discount = 1\n")
     assert await hover(s, s.open(outside), 0, 3) is None
+    # A document that is neither open nor on disk: a JSON-RPC error, and the server lives on.
+    with pytest.raises(JsonRpcException):
+        await hover(s, (alpha / "missing.py").as_uri(), 0, 0)
+    assert (await s.request("codeCompass/status"))["projects"][0]["name"] == "alpha"
 
 
 async def test_hover_positions_follow_the_unsaved_buffer(start: Any, alpha: Path) -> None:
@@ -104,23 +109,21 @@ async def test_code_lens_titles_count_doc_references_and_usages(start: Any, alph
     assert resolved.command.command == "codeCompass.showReferences"
     arg_uri, position, locations = resolved.command.arguments
     assert arg_uri == uri and position == {"line": 3, "character": 4}
-    where = sorted(
-        (Path(types_uri_path(loc["uri"])).relative_to(alpha).as_posix(), loc["range"]["start"]["line"])
-        for loc in locations
-    )
-    assert where == [("checkout.py", 0), ("checkout.py", 5), ("docs/pricing.md", 2), ("pricing.py", 14)]
+    where = sorted((rel_to(alpha, loc["uri"]), loc["range"]["start"]["line"]) for loc in locations)
+    assert where == [
+        ("checkout.py", 0),
+        ("checkout.py", 5),
+        ("docs/pricing.md", 2),
+        ("pricing.py", 14),
+    ]
 
     # Bad lens data: a -32602, not a crash.
     with pytest.raises(JsonRpcException) as info:
-        await s.client.code_lens_resolve_async(
-            types.CodeLens(range=lens.range, data={"name": 3})
-        )
+        await s.client.code_lens_resolve_async(types.CodeLens(range=lens.range, data={"name": 3}))
     assert info.value.code == -32602
 
 
-def types_uri_path(uri: str) -> str:
-    from pygls.uris import to_fs_path
-
+def rel_to(root: Path, uri: str) -> str:
     path = to_fs_path(uri)
     assert path is not None
-    return path
+    return Path(path).relative_to(root).as_posix()

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-from lsprotocol import types
 
 from tests.lsp.conftest import write
 
@@ -33,7 +32,7 @@ async def test_progress_and_index_state_notifications(start: Any, alpha: Path) -
     assert states, "no codeCompass/indexState notification"
     last = states[-1]["projects"]
     assert [p["name"] for p in last] == ["alpha"]
-    assert STATUS_KEYS <= set(last[0])
+    assert set(last[0]) >= STATUS_KEYS
     assert last[0]["state"] == "ready" and last[0]["files"] == 3
     assert any(p["indexing"] for st in states for p in st["projects"])
 
@@ -44,7 +43,7 @@ async def test_status_reindex_search_and_ask_shapes(start: Any, alpha: Path) -> 
     status = await s.request("codeCompass/status")
     assert {"projects", "model", "llmConfigured", "storage", "indexing"} <= set(status)
     assert status["llmConfigured"] is False  # no key in the server's environment
-    assert STATUS_KEYS <= set(status["projects"][0])
+    assert set(status["projects"][0]) >= STATUS_KEYS
 
     result = await s.request("codeCompass/search", {"query": "discount for a customer tier"})
     assert set(result) == {"hits", "tookMs"}
@@ -76,59 +75,52 @@ async def test_status_reindex_search_and_ask_shapes(start: Any, alpha: Path) -> 
     assert cited <= {e["path"] for e in answer["evidences"]}
 
 
-async def test_requests_are_answered_while_indexing(start: Any, tmp_path: Path) -> None:
-    big = write(
-        tmp_path / "big",
-        {
-            f"pkg{i // 50}/mod{i}.py": "\n".join(
-                f"def func_{i}_{j}(value):\n    return value * {j}  # step {j}\n" for j in range(40)
-            )
-            for i in range(400)
-        },
-    )
-    s = await start([big])
-    # Indexing is running; status and search answer right away from committed state.
-    t0 = time.monotonic()
-    status = await s.request("codeCompass/status")
-    await s.request("codeCompass/search", {"query": "func_1_1"})
-    assert time.monotonic() - t0 < 2.0
-    await s.wait_indexed(60)
-    assert status["projects"][0]["name"] == "big"
-
-
-async def test_shutdown_during_indexing_is_prompt_and_leaves_a_sound_index(
-    start: Any, tmp_path: Path
-) -> None:
-    big = write(
-        tmp_path / "big",
+def many_files(root: Path, n: int) -> Path:
+    return write(
+        root,
         {
             f"pkg{i // 50}/mod{i}.py": "\n".join(
                 f"def func_{i}_{j}(value):\n    return value + {j}\n" for j in range(30)
             )
-            for i in range(600)
+            for i in range(n)
         },
     )
+
+
+async def test_no_request_waits_on_indexing_and_shutdown_mid_index_is_clean(
+    start: Any, tmp_path: Path
+) -> None:
+    big = many_files(tmp_path / "big", 500)
     s = await start([big])
     proc = psutil.Process(s.process_pid)
     await asyncio.sleep(0.3)  # indexing is under way
+    # Requests are served from the last committed state meanwhile, without waiting.
+    t0 = time.monotonic()
+    status = await s.request("codeCompass/status")
+    await s.request("codeCompass/search", {"query": "func_1_1"})
+    assert time.monotonic() - t0 < 1.0
+    assert status["indexing"] is True and status["projects"][0]["name"] == "big"
+
     t0 = time.monotonic()
     await asyncio.wait_for(s.client.shutdown_session(), 15)
-    assert time.monotonic() - t0 < 5.0
+    assert time.monotonic() - t0 < 5.0  # the indexing thread stopped promptly
     assert s.client._server is not None and s.client._server.returncode == 0
     assert not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
 
-    # A new server on the same storage opens the index without a rebuild and finishes it.
+    # A new server on the same storage opens that index without a rebuild and finishes it.
     s2 = await start([big])
     status = await s2.wait_indexed(60)
     entry = status["projects"][0]
     assert entry["rebuilt"] == ""
-    assert entry["files"] == 600
+    assert entry["files"] == 500
 
 
-async def test_exit_without_shutdown_and_client_gone(start: Any, alpha: Path) -> None:
-    s = await start([alpha])
-    await s.wait_indexed()
-    s.client.exit(None)  # no shutdown first: still exits (code 1 per the spec)
+async def test_root_uri_only_then_exit_without_shutdown(start: Any, alpha: Path) -> None:
+    s = await start([alpha], root_uri_only=True)
+    st = await s.wait_indexed()
+    assert [p["name"] for p in st["projects"]] == ["alpha"]
+    assert st["projects"][0]["files"] == 3
+    s.client.exit(None)  # no shutdown first: still exits, with code 1 as the spec says
     assert s.client._server is not None
     code = await asyncio.wait_for(s.client._server.wait(), 10)
     assert code == 1
@@ -141,23 +133,7 @@ async def test_embeddings_on_reports_progress_to_the_end(start: Any, alpha: Path
     assert entry["embedTotal"] == entry["chunks"] > 0
     assert entry["embedded"] == entry["embedTotal"]
     hits = await s.request(
-        "codeCompass/search", {"query": "how much money off do loyal buyers get", "mode": "semantic"}
+        "codeCompass/search",
+        {"query": "how much money off do loyal buyers get", "mode": "semantic"},
     )
     assert hits["hits"] and hits["hits"][0]["path"] in {"pricing.py", "docs/pricing.md"}
-
-
-async def test_handler_errors_become_json_rpc_errors(start: Any, alpha: Path) -> None:
-    s = await start([alpha])
-    await s.wait_indexed()
-    # Hover on a document the server cannot read: an error or null, never a dead server.
-    missing = (alpha / "nope.py").as_uri()
-    try:
-        await s.client.text_document_hover_async(
-            types.HoverParams(
-                text_document=types.TextDocumentIdentifier(uri=missing),
-                position=types.Position(line=0, character=0),
-            )
-        )
-    except Exception as exc:  # JSON-RPC error response is fine
-        assert "nope.py" in str(exc) or "-326" in str(exc) or "Error" in type(exc).__name__
-    assert (await s.request("codeCompass/status"))["projects"][0]["name"] == "alpha"

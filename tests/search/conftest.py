@@ -57,8 +57,8 @@ def hybrid(tmp_path: Path, embedder: Embedder) -> Callable[[Engine], dict[str, V
                 project, params, limit, embedder=embedder, store=stores[project.name]
             )
 
-        engine._semantic = semantic  # type: ignore[method-assign,assignment]
-        engine._fuse = fuse  # type: ignore[method-assign,assignment]
+        engine._semantic = semantic
+        engine._fuse = fuse
         return stores
 
     return wire

@@ -1,0 +1,244 @@
+"""Language-server latency on Django over stdio: hover, code lens, search — idle and while indexing.
+
+Starts `code-compass serve` (the real server, a subprocess) on Django's source (sdist from
+PyPI, cached in bench-data/) with a fresh storage folder, so `initialized` starts a full
+index. While that index runs, and again once it is idle, it sends hover, code-lens (+
+resolve) and search requests one at a time and times each round trip. The baseline row is
+`codeCompass/status` (a request that does almost nothing): the transport's own cost.
+
+Targets (issue 4): hover p95 <= 30 ms idle; every request p95 <= 100 ms during indexing.
+
+    .venv/bin/python scripts/bench_lsp.py [--embed] [--samples 150]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import ROOT, django_source
+from code_compass.lsp.server import converter_factory
+
+SERVER = [str(ROOT / ".venv" / "bin" / "code-compass"), "serve"]
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+SEARCHES = [
+    "how are database migrations applied",
+    "QuerySet.filter",
+    "csrf token validation",
+    "get_object_or_404",
+    "template context processors",
+    "password hashing algorithm",
+    "URL resolver reverse",
+    "ModelAdmin list_display",
+    "middleware process_request",
+    "signals post_save",
+    "cache backend timeout",
+    "form field validation clean",
+]
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
+
+
+class Bench:
+    def __init__(self, root: Path, storage: Path, embed: bool) -> None:
+        self.root = root
+        self.storage = storage
+        self.embed = embed
+        self.client = LanguageClient("bench-lsp", "1", converter_factory=converter_factory)
+        self.rows: list[tuple[str, str, list[float], str]] = []
+
+    async def start(self) -> None:
+        await self.client.start_io(*SERVER)
+        params = types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name="django")],
+            initialization_options={
+                "storageUri": self.storage.as_uri(),
+                "settings": {"embeddings": {"enabled": self.embed}},
+            },
+        )
+        await self.client.initialize_async(params)
+        self.client.initialized(types.InitializedParams())
+
+    async def request(self, method: str, params: Any) -> Any:
+        return await self.client.protocol.send_request_async(method, params)
+
+    async def status(self) -> dict[str, Any]:
+        result: dict[str, Any] = await self.request("codeCompass/status", {})
+        return result
+
+    async def stop(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()
+
+    def open_files(self, files: list[Path]) -> None:
+        for f in files:
+            self.client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    text_document=types.TextDocumentItem(
+                        uri=f.as_uri(), language_id="python", version=1, text=f.read_text()
+                    )
+                )
+            )
+
+    async def timed(self, fn: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
+        t0 = time.perf_counter()
+        result = await fn()
+        return (time.perf_counter() - t0) * 1000, result
+
+    async def measure(
+        self, phase: str, targets: list[tuple[Path, int, int]], files: list[Path], n: int,
+        still_running: Callable[[], Awaitable[bool]] | None = None,
+    ) -> None:  # fmt: skip
+        ping: list[float] = []
+        hover: list[float] = []
+        lens: list[float] = []
+        resolve: list[float] = []
+        search: list[float] = []
+        found = 0
+        for i in range(n):
+            if still_running is not None and i % 10 == 0 and not await still_running():
+                break
+            ms, _ = await self.timed(self.status)
+            ping.append(ms)
+            path, line, col = targets[i % len(targets)]
+            hp = types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+                position=types.Position(line=line, character=col),
+            )
+            ms, h = await self.timed(lambda hp=hp: self.client.text_document_hover_async(hp))
+            hover.append(ms)
+            found += h is not None
+            if i % 3 == 0:
+                f = files[(i // 3) % len(files)]
+                lp = types.CodeLensParams(
+                    text_document=types.TextDocumentIdentifier(uri=f.as_uri())
+                )
+                ms, lenses = await self.timed(
+                    lambda lp=lp: self.client.text_document_code_lens_async(lp)
+                )
+                lens.append(ms)
+                if lenses:
+                    one = lenses[i % len(lenses)]
+                    ms, _ = await self.timed(
+                        lambda one=one: self.client.code_lens_resolve_async(one)
+                    )
+                    resolve.append(ms)
+            q = {"query": SEARCHES[i % len(SEARCHES)], "topK": 10}
+            ms, _ = await self.timed(lambda q=q: self.request("codeCompass/search", q))
+            search.append(ms)
+        self.rows += [
+            (phase, "status (baseline)", ping, ""),
+            (phase, "hover", hover, f"{found}/{len(hover)} non-null"),
+            (phase, "codeLens", lens, ""),
+            (phase, "codeLens/resolve", resolve, ""),
+            (phase, "search", search, ""),
+        ]
+
+    def table(self) -> str:
+        out = [
+            f"{'phase':<16} {'request':<18} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}"
+            f" {'p95/base':>9}  note",
+        ]
+        base: dict[str, float] = {}
+        for phase, name, values, note in self.rows:
+            if name.startswith("status"):
+                base[phase] = pct(values, 0.95)
+            ratio = pct(values, 0.95) / base[phase] if base.get(phase) else float("nan")
+            out.append(
+                f"{phase:<16} {name:<18} {len(values):>5} {pct(values, 0.5):>8.1f}"
+                f" {pct(values, 0.95):>8.1f} {max(values, default=float('nan')):>8.1f}"
+                f" {ratio:>9.1f}  {note}"
+            )
+        return "\n".join(out)
+
+
+def hover_targets(files: list[Path], n: int, rng: random.Random) -> list[tuple[Path, int, int]]:
+    """Identifier positions in Django's own code (a mix of known symbols and other words)."""
+    out: list[tuple[Path, int, int]] = []
+    for f in files:
+        for lineno, line in enumerate(f.read_text().split("\n")):
+            stripped = line.lstrip()
+            if stripped.startswith(("#", '"""', "'")):
+                continue
+            for m in IDENT.finditer(line):
+                out.append((f, lineno, m.start() + 1))
+    rng.shuffle(out)
+    return out[:n]
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--embed", action="store_true", help="embeddings on (index runs much longer)")
+    ap.add_argument("--samples", type=int, default=150, help="request rounds per phase")
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args()
+
+    root = django_source()
+    rng = random.Random(args.seed)
+    py = sorted((root / "django").rglob("*.py"))
+    files = rng.sample([f for f in py if 2_000 < f.stat().st_size < 60_000], 25)
+    targets = hover_targets(files, 600, rng)
+    print(
+        f"Django at {root}: {len(py)} Python files; "
+        f"{len(targets)} hover positions in {len(files)} files"
+    )
+
+    with tempfile.TemporaryDirectory(prefix="bench-lsp-") as tmp:
+        bench = Bench(root, Path(tmp), args.embed)
+        t0 = time.perf_counter()
+        await bench.start()
+        print(f"initialize: {(time.perf_counter() - t0) * 1000:.0f} ms")
+        bench.open_files(files)
+
+        async def indexing() -> bool:
+            return bool((await bench.status())["indexing"])
+
+        while not await indexing():  # the first run is being queued
+            await asyncio.sleep(0.05)
+        await bench.measure("during index", targets, files, args.samples, still_running=indexing)
+        measured_during = len(bench.rows[1][2])
+        while await indexing():
+            await asyncio.sleep(0.5)
+        index_s = time.perf_counter() - t0
+        st = (await bench.status())["projects"][0]
+        print(
+            f"full index: {index_s:.1f} s ({st['files']} files, {st['chunks']} chunks, "
+            f"{st.get('symbols', '?')} symbols); {measured_during} rounds measured while it ran"
+        )
+        await bench.measure("idle", targets, files, args.samples)
+        await bench.stop()
+    print()
+    print(bench.table())
+    idle_hover = next(v for p, n, v, _ in bench.rows if p == "idle" and n == "hover")
+    during = [v for p, n, v, _ in bench.rows if p == "during index" and not n.startswith("status")]
+    worst = max((pct(v, 0.95) for v in during if v), default=float("nan"))
+    print(
+        f"\nhover p95 idle {pct(idle_hover, 0.95):.1f} ms (target <= 30); "
+        f"worst p95 during indexing {worst:.1f} ms (target <= 100)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

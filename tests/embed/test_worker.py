@@ -1,0 +1,108 @@
+"""The background worker: cache reuse, progress, prompt stop."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from code_compass.embed.cache import EmbeddingCache
+from code_compass.embed.model import Embedder
+from code_compass.embed.vectors import VectorStore
+from code_compass.embed.worker import EmbeddingWorker, PendingChunk
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts that reach the model."""
+
+    def __init__(self, inner: Embedder, delay: float = 0.0) -> None:
+        self.inner = inner
+        self.texts: list[str] = []
+        self.delay = delay
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        if self.delay:
+            time.sleep(self.delay)
+        return self.inner.embed(texts)
+
+    def line_token_counts(self, text: str) -> list[int]:
+        return self.inner.line_token_counts(text)
+
+
+def chunks(n: int, prefix: str = "c", path: str = "a.py") -> list[PendingChunk]:
+    return [
+        PendingChunk(
+            f"{prefix}{i}", "proj", path, "python", f"def f{i}(x):\n    return x + {i}\n", 1
+        )
+        for i in range(n)
+    ]
+
+
+def test_cache_avoids_reembedding_across_renames(embedder: Embedder, tmp_path: Path) -> None:
+    counting = CountingEmbedder(embedder)
+    store = VectorStore(tmp_path / "v", embedder.model_id)
+    cache = EmbeddingCache(tmp_path / "cache.sqlite", embedder.model_id)
+    worker = EmbeddingWorker(lambda n: [], counting, store, cache)
+    assert worker.process(chunks(6)) == 6
+    assert len(counting.texts) == 6 and store.count("proj") == 6
+    assert worker.process(chunks(6)) == 0  # already stored: skipped
+    # Renamed file: new chunk ids and path, same text -> vectors come from the cache.
+    renamed = chunks(6, prefix="r", path="b.py")
+    assert worker.process(renamed) == 6
+    assert len(counting.texts) == 6
+    assert worker.progress().cached_pieces == 6
+    hit = store.search(embedder.embed_query("def f3(x): return x + 3"), 2, path_prefix="b.py")
+    assert hit[0][0] == "r3"
+
+
+def test_worker_thread_progress_reaches_total(embedder: Embedder, tmp_path: Path) -> None:
+    pending = chunks(20)
+    lock = threading.Lock()
+    store = VectorStore(tmp_path / "v", embedder.model_id)
+
+    def fetch(limit: int) -> list[PendingChunk]:
+        with lock:
+            return [c for c in pending if not store.has(c.chunk_id)][:limit]
+
+    def remaining() -> int:
+        return sum(1 for c in pending if not store.has(c.chunk_id))
+
+    done_ids: list[str] = []
+    worker = EmbeddingWorker(
+        fetch, embedder, store, None, pending=remaining, on_done=done_ids.extend, batch_size=6
+    )
+    worker.start()
+    assert worker.wait_idle(timeout=60)
+    p = worker.progress()
+    assert p.done == p.total == 20 and p.rate > 0 and p.eta_s == 0.0 and p.idle and p.error is None
+    assert sorted(done_ids) == sorted(c.chunk_id for c in pending)
+    # New work after idle: wake() picks it up.
+    with lock:
+        pending.extend(chunks(3, prefix="n"))
+    worker.wake()
+    assert worker.wait_idle(timeout=60)
+    assert worker.progress().done == 23 and store.count() == 23
+    worker.stop()
+    assert not worker.progress().running
+    assert VectorStore(tmp_path / "v", embedder.model_id).count() == 23  # saved on stop
+
+
+def test_stop_is_prompt(embedder: Embedder, tmp_path: Path) -> None:
+    slow = CountingEmbedder(embedder, delay=0.05)
+    big = [
+        PendingChunk(f"s{i}", "proj", "s.py", "python", f"value_{i} = {i}", 1) for i in range(2000)
+    ]
+    worker = EmbeddingWorker(
+        lambda n: big[:n], slow, VectorStore(tmp_path / "v", "m"), None, batch_size=2000
+    )
+    worker.start()
+    while not slow.texts:
+        time.sleep(0.01)
+    started = time.monotonic()
+    worker.stop()
+    assert time.monotonic() - started < 2.0
+    assert len(slow.texts) < 2000
