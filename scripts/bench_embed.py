@@ -56,8 +56,10 @@ def django_dir(cache: Path) -> Path:
     archive = cache / f"django-{DJANGO}.tar.gz"
     if not archive.exists():
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
-            + [f"django=={DJANGO}", "-d", str(cache / "dl")],
+            [
+                *(sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"),
+                *(f"django=={DJANGO}", "-d", str(cache / "dl")),
+            ],
             check=True,
         )
         archive = next((cache / "dl").glob("[Dd]jango-*.tar.gz"))
@@ -67,26 +69,19 @@ def django_dir(cache: Path) -> Path:
 
 
 def django_chunks(root: Path) -> list[PendingChunk]:
-    """Chunks of Django's .py files, by the project's chunker if present, else 20-line windows."""
-    try:
-        from code_compass.index.chunk import SkipFile, parse_file
-    except ImportError:
-        parse_file = None
+    """Chunks of Django's .py files, by the project's chunker."""
+    from code_compass.index.chunk import SkipFile, parse_file
+
     out: list[PendingChunk] = []
     for path in sorted((root / "django").rglob("*.py")):
         rel = path.relative_to(root).as_posix()
-        data = path.read_bytes()
-        if parse_file is not None:
-            try:
-                parsed = parse_file(rel, data, "python")
-            except SkipFile:
-                continue
-            spans = [(c.start_line, c.text) for c in parsed.chunks]
-        else:
-            lines = data.decode("utf-8", "replace").split("\n")
-            spans = [(i + 1, "\n".join(lines[i : i + 20])) for i in range(0, len(lines), 20)]
-        for start, text in spans:
-            out.append(PendingChunk(f"{rel}:{start}", "django", rel, "python", text, start))
+        try:
+            parsed = parse_file(rel, path.read_bytes(), "python")
+        except SkipFile:
+            continue
+        for c in parsed.chunks:
+            chunk_id = f"{rel}:{c.start_line}-{c.end_line}"
+            out.append(PendingChunk(chunk_id, "django", rel, "python", c.text, c.start_line))
     return out
 
 

@@ -63,6 +63,11 @@ class Bench:
         self.embed = embed
         self.client = LanguageClient("bench-lsp", "1", converter_factory=converter_factory)
         self.rows: list[tuple[str, str, list[float], str]] = []
+        self.index_states = 0
+
+        @self.client.feature("codeCompass/indexState")
+        def _state(params: Any) -> None:
+            self.index_states += 1
 
     async def start(self) -> None:
         await self.client.start_io(*SERVER)

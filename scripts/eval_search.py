@@ -53,6 +53,7 @@ MODE_FEATURES = {
     "hybrid": FEATURES,
 }
 TOP = 10
+EVIDENCE = ("cos", "lex", "coverage", "symbol", "path")
 
 
 @dataclass
@@ -274,10 +275,18 @@ def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[st
     out: dict[str, object] = {}
     for mode in MODES:
         x, y, w = design(mode, pools)
-        coef, bias = logistic(x, y, w, l2)
+        feats = list(MODE_FEATURES[mode])
+        keep = list(range(len(feats)))
+        while True:
+            coef, bias = logistic(x[:, keep], y, w, l2)
+            # Evidence must never lower the score (monotonic calibration): drop such a signal.
+            bad = [k for k, c in zip(keep, coef, strict=True) if feats[k] in EVIDENCE and c < 0]
+            if not bad:
+                break
+            keep.remove(bad[0])
         SEARCH_WEIGHTS[mode].clear()
         SEARCH_WEIGHTS[mode].update(
-            {f: round(float(c), 3) for f, c in zip(MODE_FEATURES[mode], coef, strict=True)}
+            {feats[k]: round(float(c), 3) for k, c in zip(keep, coef, strict=True)}
         )
         SEARCH_BIAS[mode] = bias
         pos, neg = calibration_points(mode, pools)

@@ -1,6 +1,6 @@
 /** Owns the LanguageClient: start, stop, restart, typed requests and the server's notifications. */
 import * as vscode from "vscode";
-import { LanguageClient, type LanguageClientOptions, type ServerOptions, State, TransportKind } from "vscode-languageclient/node";
+import { LanguageClient, type LanguageClientOptions, type ServerOptions, State } from "vscode-languageclient/node";
 import { type AnswerDelta, type IndexStateParams, Methods, type ProjectState } from "./protocol";
 import { resolveServerCommand } from "./python";
 import { fixLens } from "./references";
@@ -51,7 +51,7 @@ export class ServerController implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: cmd.command,
       args: cmd.args,
-      transport: TransportKind.stdio,
+      // No `transport`: TransportKind.stdio would append "--stdio" to our command line.
       options: { env, cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
     };
     const config = vscode.workspace.getConfiguration(SECTION);

@@ -187,8 +187,15 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) }).catch(() => undefined);
 }
 
-async function check(page, name, fn) {
+let serverReady = true;
+
+async function check(page, name, fn, { needsServer = true } = {}) {
   const started = Date.now();
+  if (needsServer && !serverReady) {
+    results.push({ name, ok: false, err: new Error("skipped: the server never became ready") });
+    log(`FAIL ${name}: the server never became ready`);
+    return;
+  }
   try {
     await fn();
     results.push({ name, ok: true });
@@ -282,11 +289,16 @@ async function main() {
       await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
       await page.locator(".explorer-folders-view .monaco-list-row").first().waitFor({ timeout: 60_000 });
       await status.waitFor({ timeout: 60_000 });
-    });
+    }, { needsServer: false });
 
     await check(page, "status reaches ready", async () => {
-      await waitFor(async () => /Compass ready/.test(await status.innerText()), READY_TIMEOUT_MS, "status 'Compass ready'");
-    });
+      try {
+        await waitFor(async () => /Compass ready/.test(await status.innerText()), READY_TIMEOUT_MS, "status 'Compass ready'");
+      } catch (err) {
+        serverReady = false;
+        throw new Error(`${err.message}; status shows "${await status.innerText().catch(() => "?")}"`);
+      }
+    }, { needsServer: false });
 
     await check(page, "palette lists the Code Compass commands", async () => {
       await page.keyboard.press("Escape");
@@ -300,7 +312,7 @@ async function main() {
       }, 10_000, `palette entries ${expected.join(", ")}`);
       await shot(page, "palette");
       await page.keyboard.press("Escape");
-    });
+    }, { needsServer: false });
 
     await check(page, "status details list the project", async () => {
       await status.click();

@@ -252,9 +252,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _cmd_ask(args: argparse.Namespace) -> int:
     params: dict[str, Any] = {"query": args.question, "conversationId": args.conversation}
     for key, value in (
-        ("topK", args.top_k), ("pathPrefix", args.path_prefix),
-        ("language", args.language), ("minScore", args.min_score),
-    ):  # fmt: skip
+        ("topK", args.top_k),
+        ("pathPrefix", args.path_prefix),
+        ("language", args.language),
+        ("minScore", args.min_score),
+    ):
         if value is not None:
             params[key] = value
     from code_compass.answer.request import AskRequest
@@ -266,7 +268,9 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         if len(names) > 1:
             params["project"] = "*"
         stream = not args.json and sys.stdout.isatty()
-        answer = engine.ask(params, on_text=(lambda t: print(t, end="", flush=True)) if stream else None)
+        answer = engine.ask(
+            params, on_text=(lambda t: print(t, end="", flush=True)) if stream else None
+        )
     finally:
         engine.close()
     if args.json:
@@ -275,8 +279,10 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     if not stream:
         print(answer["answer"])
     conf = answer["confidence"]
-    print(f"\n\n[{answer['state']} · confidence {conf['score']} · coverage {answer['coverage']}"
-          f" · depth {answer['depth']}]")  # fmt: skip
+    print(
+        f"\n\n[{answer['state']} · confidence {conf['score']} · coverage {answer['coverage']}"
+        f" · depth {answer['depth']}]"
+    )
     for e in answer["evidences"]:
         print(f"  [{e['id']}] {e['path']}:{e['startLine']}-{e['endLine']}  score {e['score']:.2f}")
     for c in conf.get("caveats", []):

@@ -130,7 +130,7 @@ EMBED_THREADS_ENV = (
     "CODE_COMPASS_EMBED_THREADS"  # default: cpu_count - 1 (leave a core to the editor)
 )
 EMBED_MODEL_DIR_ENV = "CODE_COMPASS_MODEL_DIR"
-EMBED_BATCH_SIZE = 1  # texts per session.run: CPU ms/chunk measured 39 (b1), 42 (b4), 48 (b8) on 2 cores
+EMBED_BATCH_SIZE = 1  # per session.run; CPU ms/chunk measured: 39 (b1), 42 (b4), 48 (b8)
 EMBED_BATCH_PAD_WASTE = 0.25  # start a new batch rather than pad more than this share of tokens
 EMBED_MAX_PIECES_PER_CHUNK = 8  # a chunk is split into <=256-token pieces; extra pieces are dropped
 EMBED_CACHE_KEEP_DAYS = 30  # cached vectors unused for this long are garbage-collected

@@ -187,9 +187,14 @@ class Engine:
                     self._wait_embedded(name, link, report, cancel)
                     summary.embedded = proj.catalog.counts()["embedded"]
             self._states[name] = IndexProgress(
-                name, "ready", summary.scanned, summary.scanned, summary.chunks,
-                summary.embedded, summary.chunks if link else 0,
-            )  # fmt: skip
+                name,
+                "ready",
+                summary.scanned,
+                summary.scanned,
+                summary.chunks,
+                summary.embedded,
+                summary.chunks if link else 0,
+            )
             if progress:
                 progress(self._states[name])
             out.append(summary)
@@ -208,8 +213,15 @@ class Engine:
             if cancel is not None and cancel.is_set():
                 return
             counts = proj.catalog.counts()
-            report(IndexProgress(name, "embedding", chunks=counts["chunks"],
-                                 embedded=counts["embedded"], embed_total=counts["chunks"]))  # fmt: skip
+            report(
+                IndexProgress(
+                    name,
+                    "embedding",
+                    chunks=counts["chunks"],
+                    embedded=counts["embedded"],
+                    embed_total=counts["chunks"],
+                )
+            )
 
     def wait_embedded(self, timeout: float | None = None) -> bool:
         """True once every project's embedding worker is idle (tests, benchmarks)."""
@@ -396,8 +408,9 @@ class Engine:
                     "embedded": counts["embedded"],
                     "embedTotal": counts["chunks"] if link is not None else 0,
                     "embedRate": round(embed.rate, 1) if embed else 0.0,
-                    "embedEtaS": (round(embed.eta_s, 1) if embed and embed.eta_s is not None
-                                  else None),  # fmt: skip
+                    "embedEtaS": (
+                        round(embed.eta_s, 1) if embed and embed.eta_s is not None else None
+                    ),
                     "errors": (last.skipped.get("parse_error", 0) if last else 0),  # type: ignore[attr-defined]
                     "skipped": (last.skipped if last else {}),  # type: ignore[attr-defined]
                     "readOnly": p.read_only,

@@ -105,7 +105,7 @@ def test_all_projects_caps_hits_per_project(
 ) -> None:
     body = "\n\n".join(f"def widget_{i}():\n    return 'widget'\n" for i in range(8))
     a = write_tree(tmp_path / "a", {f"m{i}.py": body for i in range(3)})
-    b = write_tree(tmp_path / "b", {"m.py": body})
+    b = write_tree(tmp_path / "b", {f"m{i}.py": body for i in range(2)})
     engine = make_engine(a, b)
     engine.index()
     hits = engine.search(validate_search("widget", 20, mode="lexical", project="*"))

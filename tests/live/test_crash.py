@@ -20,6 +20,7 @@ from tests.conftest import write_tree
 from tests.live.test_watch import catalog_state
 
 KILLS = 20
+FILES = 500
 
 
 def lexical_ids(engine: Engine) -> list[str]:
@@ -49,19 +50,19 @@ def _module(i: int, salt: int) -> str:
 
 def test_kill_9_loop_leaves_a_consistent_index(tmp_path: Path) -> None:
     rng = random.Random(1234)
-    ws = write_tree(tmp_path / "ws", {f"pkg/m{i}.py": _module(i, 0) for i in range(900)})
+    ws = write_tree(tmp_path / "ws", {f"pkg/m{i}.py": _module(i, 0) for i in range(FILES)})
     store = tmp_path / "store"
     cmd = [sys.executable, "-m", "code_compass", "index", "--no-embed",
            "--workspace", str(ws), "--storage", str(store)]  # fmt: skip
     env = {**os.environ, "CODE_COMPASS_ANNOUNCE_START": "1"}
     killed = 0
     for round_ in range(1, KILLS + 1):
-        for i in range(900):  # every run has real work to do
+        for i in range(FILES):  # every run has real work to do
             (ws / f"pkg/m{i}.py").write_text(_module(i, round_))
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         assert proc.stdout is not None
         proc.stdout.readline()  # the CLI says when indexing starts: kill after that
-        time.sleep(rng.uniform(0.0, 1.2))
+        time.sleep(rng.uniform(0.0, 0.8))
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             killed += 1
@@ -95,7 +96,7 @@ e.add_project(Path(sys.argv[2]))
 e.index()
 print("ready", flush=True)
 sys.stdin.readline()  # hold the writer until told to go
-Path(sys.argv[2], "late.py").write_text("def late_arrival_func():\\n    pass\\n")
+Path(sys.argv[2], "late.py").write_text("def latearrivalzz():\\n    pass\\n")
 e.update_paths(e.projects()[0], ["late.py"])
 print("wrote", flush=True)
 sys.stdin.readline()
@@ -106,7 +107,7 @@ e.close()
 def test_second_server_serves_read_only_then_takes_over(
     tmp_path: Path, make_engine: Callable[..., Engine]
 ) -> None:
-    ws = write_tree(tmp_path / "ws", {"a.py": "def first_server_func():\n    pass\n"})
+    ws = write_tree(tmp_path / "ws", {"a.py": "def firstserverzz():\n    pass\n"})
     store = tmp_path / "store"
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(store), str(ws)],
@@ -121,22 +122,22 @@ def test_second_server_serves_read_only_then_takes_over(
         assert status["readOnly"] is True
         (summary,) = second.index()  # does not write, does not fail
         assert summary.files == 1
-        hits = second.search(validate_search("first_server_func", mode="lexical"))
+        hits = second.search(validate_search("firstserverzz", mode="lexical"))
         assert [h.path for h in hits] == ["a.py"]
 
         holder.stdin.write("go\n")
         holder.stdin.flush()
         assert holder.stdout.readline().strip() == "wrote"
-        hits = second.search(validate_search("late_arrival_func", mode="lexical"))
+        hits = second.search(validate_search("latearrivalzz", mode="lexical"))
         assert [h.path for h in hits] == ["late.py"]  # sees the writer's commits
 
         holder.stdin.write("bye\n")
         holder.stdin.flush()
         holder.wait(10)
-        (ws / "b.py").write_text("def after_takeover():\n    pass\n")
+        (ws / "b.py").write_text("def aftertakeoverzz():\n    pass\n")
         second.index()  # the writer is gone: this server takes over writing
         assert second.status()["projects"][0]["readOnly"] is False
-        hits = second.search(validate_search("after_takeover", mode="lexical", project=name))
+        hits = second.search(validate_search("aftertakeoverzz", mode="lexical", project=name))
         assert [h.path for h in hits] == ["b.py"]
         second.close()
     finally:

@@ -132,4 +132,6 @@ def test_buffer_edit_visible_before_save_and_gone_after_close(
     assert "unsaved_marker_value" in (engine.read_text(engine.projects()[0], "app/core.py") or "")
     engine.clear_buffer(path)
     assert eventually(lambda: _paths(engine, "unsaved_marker_value") == [], 5)
-    assert "unsaved_marker_value" not in (engine.read_text(engine.projects()[0], "app/core.py") or "")
+    assert "unsaved_marker_value" not in (
+        engine.read_text(engine.projects()[0], "app/core.py") or ""
+    )

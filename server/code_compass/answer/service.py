@@ -66,12 +66,20 @@ class AskService:
             return source.search(replace(search_params, query=query[:500], top_k=k, min_score=None))
 
         pack = build_pack(
-            decision, plan, search_params.query, history, search=search,
-            active_file=active_file, selection=selection, workspace=workspace,
-        )  # fmt: skip
+            decision,
+            plan,
+            search_params.query,
+            history,
+            search=search,
+            active_file=active_file,
+            selection=selection,
+            workspace=workspace,
+        )
         cdc_ms = (time.perf_counter() - t0) * 1000
-        top_k = max(int(search_params.top_k), plan.top_k) if params.get("topK") is None else int(
-            search_params.top_k
+        top_k = (
+            max(int(search_params.top_k), plan.top_k)
+            if params.get("topK") is None
+            else int(search_params.top_k)
         )
         answer = run_pipeline(
             request,
@@ -89,9 +97,12 @@ class AskService:
         out["conversationId"] = conv_id
         if conv_id:
             self.conversations.record_answer(
-                conv_id, search_params.query, answer.answer,
-                out.get("evidences", []), depth=decision.depth,
-            )  # fmt: skip
+                conv_id,
+                search_params.query,
+                answer.answer,
+                out.get("evidences", []),
+                depth=decision.depth,
+            )
         self.depth_log.write(
             DecisionRecord(
                 conversation_id=conv_id or "",
@@ -99,7 +110,9 @@ class AskService:
                 signals=list(decision.signals),
                 depth=decision.depth,
                 query_profile=plan.query_profile,
-                sources=[f"{s}:{sum(1 for i in pack.items if i.section == s)}" for s in pack.sections],
+                sources=[
+                    f"{s}:{sum(1 for i in pack.items if i.section == s)}" for s in pack.sections
+                ],
                 tokens=pack.tokens,
                 latency_ms=round(cdc_ms, 2),
             )

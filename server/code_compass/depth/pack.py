@@ -96,9 +96,7 @@ class ContextPack:
                 out.append(self.persona)
                 continue
             body = [
-                i
-                for i in self.items
-                if i.section == section and (include_hits or i.hit is None)
+                i for i in self.items if i.section == section and (include_hits or i.hit is None)
             ]
             if not body:
                 out.append("(nothing)")

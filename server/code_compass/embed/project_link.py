@@ -47,7 +47,12 @@ class ProjectEmbeddings:
             self.store.delete_chunk_ids(orphans)
             self.store.flush()
         if lost or orphans:
-            log.info("%s: %d vectors to redo, %d orphans dropped", self.project.name, len(lost), len(orphans))
+            log.info(
+                "%s: %d vectors to redo, %d orphans dropped",
+                self.project.name,
+                len(lost),
+                len(orphans),
+            )
 
     def _fetch(self, n: int) -> Sequence[PendingChunk]:
         if self.project.read_only:

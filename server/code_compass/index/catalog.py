@@ -231,7 +231,8 @@ class Catalog:
 
     # --- symbols ---
     _SYM_COLS = (
-        "name, kind, container, path, start_line, end_line, name_line, name_col, signature, language"
+        "name, kind, container, path, start_line, end_line, name_line, name_col, signature,"
+        " language"
     )
 
     def symbols_named(self, name: str) -> list[SymbolDef]:

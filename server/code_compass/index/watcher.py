@@ -34,17 +34,13 @@ def _keep(change: watchfiles.Change, path: str) -> bool:
 
 
 class ProjectWatcher:
-    def __init__(
-        self, project: str, root: Path, on_batch: Callable[[ChangeBatch], None]
-    ) -> None:
+    def __init__(self, project: str, root: Path, on_batch: Callable[[ChangeBatch], None]) -> None:
         self.project = project
         self.root = root
         self.on_batch = on_batch
         self._stop = threading.Event()
         self._ready = threading.Event()
-        self._thread = threading.Thread(
-            target=self._loop, name=f"watch-{project}", daemon=True
-        )
+        self._thread = threading.Thread(target=self._loop, name=f"watch-{project}", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
