@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -33,13 +32,14 @@ import harness  # noqa: E402
 
 from code_compass.constants import (  # noqa: E402
     DEFAULT_MIN_SCORE,
-    SEARCH_BIAS,
     SEARCH_CANDIDATE_POOL,
+    SEARCH_THRESHOLD,
+    SEARCH_TOP_SHARE,
     SEARCH_WEIGHTS,
 )
 from code_compass.engine import Engine  # noqa: E402
 from code_compass.records import SearchParams  # noqa: E402
-from code_compass.search.calibration import score_candidates  # noqa: E402
+from code_compass.search.calibration import relevance, score_candidates  # noqa: E402
 from code_compass.search.candidates import Candidate  # noqa: E402
 from code_compass.search.fusion import diversify, fuse, merge  # noqa: E402
 from code_compass.search.searcher import lexical_candidates  # noqa: E402
@@ -202,83 +202,96 @@ def is_hit(pool: Pool, c: Candidate) -> bool:
 
 
 def design(mode: str, pools: Sequence[Pool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Signals, labels and query index of every candidate of the answerable pools."""
     feats = MODE_FEATURES[mode]
     xs: list[list[float]] = []
     ys: list[float] = []
     ws: list[float] = []
-    for pool in pools:
+    for gi, pool in enumerate(pools):
+        if not pool.answerable:
+            continue
         cands = pool.lex if mode == "lexical" else pool.sem if mode == "semantic" else None
         if cands is None:
             cands = merge(pool.lex, pool.sem)
         scored = score_candidates(cands, query_info(pool.q.query), mode)
         for c in scored:
             xs.append([c.features[f] for f in feats])
-            ys.append(1.0 if pool.answerable and is_hit(pool, c) else 0.0)
-            ws.append(1.0)
+            ys.append(1.0 if is_hit(pool, c) else 0.0)
+            ws.append(float(gi))
     return np.array(xs), np.array(ys), np.array(ws)
 
 
-def logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
-    """L2-regularised logistic regression by Newton's method (bias unpenalised)."""
-    xb = np.hstack([x, np.ones((len(x), 1))])
-    beta = np.zeros(xb.shape[1])
-    pos = max(1.0, float((y * w).sum()))
-    w = w * np.where(y > 0, (w.sum() - pos) / pos / 10, 1.0)  # positives are rare: upweight
-    reg = np.full(xb.shape[1], l2)
-    reg[-1] = 0.0
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-(xb @ beta)))
-        grad = xb.T @ (w * (p - y)) + reg * beta
-        hess = (xb * (w * p * (1 - p))[:, None]).T @ xb + np.diag(reg + 1e-9)
-        step = np.linalg.solve(hess, grad)
-        beta -= step
-        if np.abs(step).max() < 1e-6:
-            break
-    return beta[:-1], float(beta[-1])
+def listwise(x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float) -> np.ndarray:
+    """Weights maximising the softmax probability of each query's correct candidate (Adam).
+
+    Queries whose pool lacks the target teach nothing about ranking and are left out.
+    """
+    _, g = np.unique(groups, return_inverse=True)
+    has_pos = np.bincount(g, weights=y) > 0
+    sel = has_pos[g]
+    x, y, g = x[sel], y[sel], np.unique(g[sel], return_inverse=True)[1]
+    n_groups = int(g.max()) + 1
+    beta = np.zeros(x.shape[1])
+    m = np.zeros_like(beta)
+    v = np.zeros_like(beta)
+    for it in range(1, 601):
+        z = x @ beta
+        zmax = np.full(n_groups, -np.inf)
+        np.maximum.at(zmax, g, z)
+        e = np.exp(z - zmax[g])
+        p = e / np.bincount(g, weights=e, minlength=n_groups)[g]
+        grad = x.T @ (p - y) / n_groups + l2 * beta
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad**2
+        beta -= 0.05 * (m / (1 - 0.9**it)) / (np.sqrt(v / (1 - 0.999**it)) + 1e-8)
+    return beta
 
 
-def calibration_points(mode: str, pools: Sequence[Pool]) -> tuple[list[float], list[float]]:
-    """Logits of correct hits in the top 10 (answerable) and of the top hit (unanswerable)."""
-    pos: list[float] = []
+def calibration_points(
+    mode: str, pools: Sequence[Pool]
+) -> tuple[list[tuple[float, float]], list[float]]:
+    """(z, z_top) of correct hits in the top 10 (answerable), z_top of unanswerable queries."""
+    pos: list[tuple[float, float]] = []
     neg: list[float] = []
     for pool in pools:
         top = ranked(mode, pool)[:TOP]
+        if not top:
+            continue
+        z_top = relevance(top[0].features, mode)
         if pool.answerable:
             hit = next((c for c in top if is_hit(pool, c)), None)
             if hit is not None:
-                pos.append(math.log(hit.score / max(1e-12, 1 - hit.score)))
-        elif top:
-            neg.append(math.log(top[0].score / max(1e-12, 1 - top[0].score)))
+                pos.append((relevance(hit.features, mode), z_top))
+        else:
+            neg.append(z_top)
     return pos, neg
 
 
-def place_threshold(pos: list[float], neg: list[float]) -> float:
-    """The logit to map to minScore: mid-point of the range meeting both targets, else the
-    point with the best kept-correct minus kept-unanswerable (Youden's J)."""
-    cands = sorted(set(pos) | set(neg))
-    p, n = np.array(pos), np.array(neg)
-    best_t, best_j = 0.0, -2.0
+def place_threshold(pos: np.ndarray, neg: np.ndarray) -> tuple[float, float, float]:
+    """(threshold, kept share, false-keep share): mid-point of the range meeting both targets
+    (>= 90 % kept, <= 10 % false), else the point maximising kept minus false (Youden's J)."""
+    best = (0.0, 0.0, 1.0)
     feasible: list[float] = []
-    for t in cands:
-        keep = float((p >= t).mean()) if len(p) else 0.0
-        fk = float((n >= t).mean()) if len(n) else 0.0
+    for t in np.unique(np.concatenate([pos, neg])):
+        keep = float((pos >= t).mean()) if len(pos) else 0.0
+        fk = float((neg >= t).mean()) if len(neg) else 0.0
         if keep >= 0.9 and fk <= 0.1:
-            feasible.append(t)
-        if keep - fk > best_j:
-            best_j, best_t = keep - fk, t
+            feasible.append(float(t))
+        if keep - fk > best[1] - best[2]:
+            best = (float(t), keep, fk)
     if feasible:
-        return (min(feasible) + max(feasible)) / 2
-    return best_t
+        t = (min(feasible) + max(feasible)) / 2
+        return t, float((pos >= t).mean()), float((neg >= t).mean())
+    return best
 
 
 def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[str, object]:
-    out: dict[str, object] = {}
     for mode in MODES:
-        x, y, w = design(mode, pools)
+        x, y, groups = design(mode, pools)
         feats = list(MODE_FEATURES[mode])
         keep = list(range(len(feats)))
         while True:
-            coef, bias = logistic(x[:, keep], y, w, l2)
+            coef = listwise(x[:, keep], y, groups, l2)
             # Evidence must never lower the score (monotonic calibration): drop such a signal.
             bad = [k for k, c in zip(keep, coef, strict=True) if feats[k] in EVIDENCE and c < 0]
             if not bad:
@@ -288,16 +301,27 @@ def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[st
         SEARCH_WEIGHTS[mode].update(
             {feats[k]: round(float(c), 3) for k, c in zip(keep, coef, strict=True)}
         )
-        SEARCH_BIAS[mode] = bias
         pos, neg = calibration_points(mode, pools)
-        t = place_threshold(pos, neg)
-        SEARCH_BIAS[mode] = round(
-            bias - t + math.log(DEFAULT_MIN_SCORE / (1 - DEFAULT_MIN_SCORE)), 3
+        zi = np.array([p[0] for p in pos])
+        zt = np.array([p[1] for p in pos])
+        nz = np.array(neg)
+        best: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+        for share in np.arange(0.0, 0.91, 0.05):
+            # A hit clears 0.6 when (1 - share) * z + share * z_top >= threshold.
+            t, kept, fk = place_threshold((1 - share) * zi + share * zt, nz)
+            if kept - fk > best[2] - best[3] + 1e-9:
+                best = (float(share), t, kept, fk)
+        SEARCH_TOP_SHARE[mode] = round(best[0], 2)
+        SEARCH_THRESHOLD[mode] = round(best[1], 3)
+        log(
+            f"fit {mode}: {len(y)} candidates, {int(y.sum())} positives; share {best[0]:.2f},"
+            f" threshold {best[1]:.2f}: dev kept {best[2]:.1%}, false {best[3]:.1%}"
         )
-        log(f"fit {mode}: {len(y)} candidates, {int(y.sum())} positives, threshold logit {t:.2f}")
-    out["weights"] = {m: dict(SEARCH_WEIGHTS[m]) for m in MODES}
-    out["bias"] = dict(SEARCH_BIAS)
-    return out
+    return {
+        "weights": {m: dict(SEARCH_WEIGHTS[m]) for m in MODES},
+        "threshold": dict(SEARCH_THRESHOLD),
+        "top_share": dict(SEARCH_TOP_SHARE),
+    }
 
 
 def replay_table(pools: Sequence[Pool]) -> dict[tuple[str, str], Row]:
@@ -324,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=("dev", "test", "both"), default="both")
     ap.add_argument("--corpora", default="", help="comma-separated subset of corpora.json")
     ap.add_argument("--fit", action="store_true", help="refit weights and bias on dev, print them")
-    ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--limit", type=int, default=0, help="at most N queries per corpus and split")
     args = ap.parse_args(argv)
 
@@ -356,7 +380,8 @@ def main(argv: list[str] | None = None) -> int:
         print_table("dev, fitted (replayed)", replay_table(pools), corpora)
         print("\n# paste into constants.py")
         print(f"SEARCH_WEIGHTS = {json.dumps(fitted['weights'])}")
-        print(f"SEARCH_BIAS = {json.dumps(fitted['bias'])}")
+        print(f"SEARCH_THRESHOLD = {json.dumps(fitted['threshold'])}")
+        print(f"SEARCH_TOP_SHARE = {json.dumps(fitted['top_share'])}")
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     for split in splits:
         t0 = time.perf_counter()

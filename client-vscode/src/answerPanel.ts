@@ -86,9 +86,9 @@ export class AnswerPanel implements vscode.Disposable {
     if (!answer || typeof id !== "string") return;
     const loc = resolveCitation(id, answer.citations ?? [], answer.evidences ?? []);
     if (!loc) return;
-    // Open beside the answer so the conversation stays visible.
-    const column = vscode.window.visibleTextEditors[0]?.viewColumn ?? vscode.ViewColumn.One;
-    await openWireLocation(loc, { preview: true, viewColumn: column === this.panel.viewColumn ? vscode.ViewColumn.One : column });
+    // Open in a text editor group, never over the answer, so the conversation stays visible.
+    const column = vscode.window.visibleTextEditors.find((e) => e.viewColumn !== this.panel.viewColumn)?.viewColumn;
+    await openWireLocation(loc, { preview: true, viewColumn: column ?? vscode.ViewColumn.One });
   }
 
   private onDelta(delta: AnswerDelta): void {

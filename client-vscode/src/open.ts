@@ -26,7 +26,8 @@ export async function openWireLocation(loc: WireLocation, options: OpenOptions =
       selection: range,
       preview: options.preview ?? true,
       preserveFocus: options.preserveFocus ?? false,
-      viewColumn: options.viewColumn,
+      // From a webview (the answer panel) or a QuickPick, open in the text editors' group, not over the panel.
+      viewColumn: options.viewColumn ?? vscode.window.activeTextEditor?.viewColumn ?? vscode.window.visibleTextEditors[0]?.viewColumn ?? vscode.ViewColumn.One,
     });
     editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     return editor;

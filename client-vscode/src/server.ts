@@ -122,7 +122,8 @@ export class ServerController implements vscode.Disposable {
     if (!this.client || this.phase !== "running") await this.start();
     const client = this.client;
     if (!client || !client.isRunning()) throw new Error("The Code Compass server is not running. Use “Code Compass: Restart Server” or see the output.");
-    return client.sendRequest<R>(method, params, token);
+    // Never pass an undefined token: vscode-jsonrpc would send [params, null] by position.
+    return token ? client.sendRequest<R>(method, params, token) : client.sendRequest<R>(method, params);
   }
 
   dispose(): void {

@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { assertPartial } from "./partial";
 import { folderFor, resolveCitation, toEditorLocation, toWireFile } from "../src/locations";
 
 const folders = [
@@ -8,7 +10,7 @@ const folders = [
 
 describe("toEditorLocation", () => {
   it("resolves the path against the folder named by the project and converts lines to 0-based", () => {
-    expect(toEditorLocation({ path: "src/app.ts", startLine: 10, endLine: 12, project: "web" }, folders)).toEqual({
+    assert.deepEqual(toEditorLocation({ path: "src/app.ts", startLine: 10, endLine: 12, project: "web" }, folders), {
       fsPath: "/work/web/src/app.ts",
       startLine: 9,
       endLine: 11,
@@ -16,22 +18,22 @@ describe("toEditorLocation", () => {
   });
 
   it("uses the only folder when the project is missing or unknown in a single-root workspace", () => {
-    expect(toEditorLocation({ path: "a.py", startLine: 1, endLine: 1 }, [folders[0]])?.fsPath).toBe("/work/api/a.py");
-    expect(toEditorLocation({ path: "a.py", startLine: 1, endLine: 1, project: "other" }, [folders[0]])?.fsPath).toBe("/work/api/a.py");
+    assert.equal(toEditorLocation({ path: "a.py", startLine: 1, endLine: 1 }, [folders[0]])?.fsPath, "/work/api/a.py");
+    assert.equal(toEditorLocation({ path: "a.py", startLine: 1, endLine: 1, project: "other" }, [folders[0]])?.fsPath, "/work/api/a.py");
   });
 
   it("refuses an ambiguous project in multi-root and paths escaping the folder", () => {
-    expect(toEditorLocation({ path: "a.py", startLine: 1, endLine: 1, project: "nope" }, folders)).toBeUndefined();
-    expect(toEditorLocation({ path: "../etc/passwd", startLine: 1, endLine: 1, project: "api" }, folders)).toBeUndefined();
+    assert.equal(toEditorLocation({ path: "a.py", startLine: 1, endLine: 1, project: "nope" }, folders), undefined);
+    assert.equal(toEditorLocation({ path: "../etc/passwd", startLine: 1, endLine: 1, project: "api" }, folders), undefined);
   });
 
   it("clamps bad line numbers and keeps end >= start", () => {
-    expect(toEditorLocation({ path: "a.py", startLine: 0, endLine: 0, project: "api" }, folders)).toMatchObject({ startLine: 0, endLine: 0 });
-    expect(toEditorLocation({ path: "a.py", startLine: 5, endLine: 2, project: "api" }, folders)).toMatchObject({ startLine: 4, endLine: 4 });
+    assertPartial(toEditorLocation({ path: "a.py", startLine: 0, endLine: 0, project: "api" }, folders), { startLine: 0, endLine: 0 });
+    assertPartial(toEditorLocation({ path: "a.py", startLine: 5, endLine: 2, project: "api" }, folders), { startLine: 4, endLine: 4 });
   });
 
   it("joins with backslashes under a Windows root", () => {
-    expect(toEditorLocation({ path: "src/x.py", startLine: 3, endLine: 3, project: "w" }, [{ name: "w", fsPath: "C:\\code\\w" }])?.fsPath).toBe(
+    assert.equal(toEditorLocation({ path: "src/x.py", startLine: 3, endLine: 3, project: "w" }, [{ name: "w", fsPath: "C:\\code\\w" }])?.fsPath, 
       "C:\\code\\w\\src\\x.py",
     );
   });
@@ -39,23 +41,23 @@ describe("toEditorLocation", () => {
 
 describe("folderFor / toWireFile", () => {
   it("picks folders by name", () => {
-    expect(folderFor("web", folders)?.fsPath).toBe("/work/web/");
-    expect(folderFor(undefined, folders)).toBeUndefined();
+    assert.equal(folderFor("web", folders)?.fsPath, "/work/web/");
+    assert.equal(folderFor(undefined, folders), undefined);
   });
 
   it("maps an absolute file to its folder-relative '/' path, preferring the deepest folder", () => {
     const nested = [...folders, { name: "inner", fsPath: "/work/api/inner" }];
-    expect(toWireFile("/work/api/inner/m.py", nested)).toEqual({ path: "m.py", project: "inner" });
-    expect(toWireFile("/work/api/pkg/m.py", nested)).toEqual({ path: "pkg/m.py", project: "api" });
-    expect(toWireFile("/elsewhere/m.py", nested)).toBeUndefined();
-    expect(toWireFile("/work/apiX/m.py", nested)).toBeUndefined();
+    assert.deepEqual(toWireFile("/work/api/inner/m.py", nested), { path: "m.py", project: "inner" });
+    assert.deepEqual(toWireFile("/work/api/pkg/m.py", nested), { path: "pkg/m.py", project: "api" });
+    assert.equal(toWireFile("/elsewhere/m.py", nested), undefined);
+    assert.equal(toWireFile("/work/apiX/m.py", nested), undefined);
   });
 });
 
 describe("resolveCitation", () => {
   const evidences = [{ id: "E1", path: "a.py", startLine: 1, endLine: 20, project: "api" }];
   it("prefers the citation's lines and borrows the project from the matching evidence", () => {
-    expect(resolveCitation("E1", [{ id: "E1", path: "a.py", startLine: 5, endLine: 6 }], evidences)).toEqual({
+    assert.deepEqual(resolveCitation("E1", [{ id: "E1", path: "a.py", startLine: 5, endLine: 6 }], evidences), {
       path: "a.py",
       startLine: 5,
       endLine: 6,
@@ -63,7 +65,7 @@ describe("resolveCitation", () => {
     });
   });
   it("falls back to the evidence and returns undefined for unknown ids", () => {
-    expect(resolveCitation("E1", [], evidences)).toEqual(evidences[0]);
-    expect(resolveCitation("E7", [], evidences)).toBeUndefined();
+    assert.deepEqual(resolveCitation("E1", [], evidences), evidences[0]);
+    assert.equal(resolveCitation("E7", [], evidences), undefined);
   });
 });

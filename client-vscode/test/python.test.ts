@@ -1,36 +1,38 @@
-import { describe, expect, it } from "vitest";
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { assertPartial } from "./partial";
 import { hitItemText, snippetLine } from "../src/format/hits";
 import { isSupportedPython, parsePythonVersion, serverCommandFor, splitCommand, venvPython } from "../src/pythonEnv";
 
 describe("python checks", () => {
   it("parses versions and accepts 3.11+", () => {
-    expect(parsePythonVersion("3.11.4\n")).toEqual([3, 11, 4]);
-    expect(parsePythonVersion("Python 3.12")).toEqual([3, 12, 0]);
-    expect(parsePythonVersion("nope")).toBeUndefined();
-    expect(isSupportedPython([3, 11, 0])).toBe(true);
-    expect(isSupportedPython([3, 10, 12])).toBe(false);
-    expect(isSupportedPython([4, 0, 0])).toBe(true);
+    assert.deepEqual(parsePythonVersion("3.11.4\n"), [3, 11, 4]);
+    assert.deepEqual(parsePythonVersion("Python 3.12"), [3, 12, 0]);
+    assert.equal(parsePythonVersion("nope"), undefined);
+    assert.equal(isSupportedPython([3, 11, 0]), true);
+    assert.equal(isSupportedPython([3, 10, 12]), false);
+    assert.equal(isSupportedPython([4, 0, 0]), true);
   });
 
   it("splits override commands with quotes", () => {
-    expect(splitCommand("/work/main/.venv/bin/code-compass serve")).toEqual(["/work/main/.venv/bin/code-compass", "serve"]);
-    expect(splitCommand(`"/opt/my python/bin/python" -m code_compass  serve`)).toEqual(["/opt/my python/bin/python", "-m", "code_compass", "serve"]);
+    assert.deepEqual(splitCommand("/work/main/.venv/bin/code-compass serve"), ["/work/main/.venv/bin/code-compass", "serve"]);
+    assert.deepEqual(splitCommand(`"/opt/my python/bin/python" -m code_compass  serve`), ["/opt/my python/bin/python", "-m", "code_compass", "serve"]);
   });
 
   it("knows the venv interpreter layout per platform and the serve command", () => {
-    expect(venvPython("/g/venv", "linux")).toBe("/g/venv/bin/python");
-    expect(venvPython("C:\\g\\venv", "win32")).toBe("C:\\g\\venv\\Scripts\\python.exe");
-    expect(serverCommandFor("/p")).toEqual({ command: "/p", args: ["-m", "code_compass", "serve"] });
+    assert.equal(venvPython("/g/venv", "linux"), "/g/venv/bin/python");
+    assert.equal(venvPython("C:\\g\\venv", "win32"), "C:\\g\\venv\\Scripts\\python.exe");
+    assert.deepEqual(serverCommandFor("/p"), { command: "/p", args: ["-m", "code_compass", "serve"] });
   });
 });
 
 describe("search hit items", () => {
   const hit = { path: "pkg/m.py", startLine: 7, endLine: 9, score: 0.8765, symbol: "load", kind: "function", language: "python", project: "app", snippet: "def load():\n    return   1" };
   it("formats symbol — path:line with score and a one-line snippet", () => {
-    expect(hitItemText(hit, false)).toEqual({ label: "load — pkg/m.py:7", description: "function · score 0.88", detail: "def load(): return 1" });
-    expect(hitItemText({ ...hit, symbol: null, kind: null }, true)).toMatchObject({ label: "pkg/m.py:7", description: "score 0.88 · app" });
+    assert.deepEqual(hitItemText(hit, false), { label: "load — pkg/m.py:7", description: "function · score 0.88", detail: "def load(): return 1" });
+    assertPartial(hitItemText({ ...hit, symbol: null, kind: null }, true), { label: "pkg/m.py:7", description: "score 0.88 · app" });
   });
   it("truncates long snippets", () => {
-    expect(snippetLine("x".repeat(500))).toHaveLength(160);
+    assert.equal(snippetLine("x".repeat(500))?.length, 160);
   });
 });

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import type { Answer, AnswerState } from "../src/protocol";
 import {
   citationLookup,
@@ -45,45 +46,45 @@ const none = (): undefined => undefined;
 
 describe("escapeHtml", () => {
   it("escapes the five HTML-significant characters", () => {
-    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe("&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+    assert.equal(escapeHtml(`<a href="x" onclick='y'>&</a>`), "&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
   });
 });
 
 describe("renderMarkdown", () => {
   it("never lets server HTML through", () => {
     const html = renderMarkdown('<script>alert(1)</script> <img src=x onerror="alert(2)">', none);
-    expect(html).not.toContain("<script");
-    expect(html).not.toContain("<img");
-    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    assert.ok(!html.includes("<script"));
+    assert.ok(!html.includes("<img"));
+    assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
   });
 
   it("escapes HTML inside code spans and fenced code", () => {
     const html = renderMarkdown("use `<b>` here\n\n```html\n<div onclick=x>[E1]</div>\n```", () => ({ label: "a.py:1" }));
-    expect(html).toContain("<code>&lt;b&gt;</code>");
-    expect(html).toContain('<pre><code data-lang="html">&lt;div onclick=x&gt;[E1]&lt;/div&gt;</code></pre>');
+    assert.ok(html.includes("<code>&lt;b&gt;</code>"));
+    assert.ok(html.includes('<pre><code data-lang="html">&lt;div onclick=x&gt;[E1]&lt;/div&gt;</code></pre>'));
     // Citation markers inside code are code, not links.
-    expect(html).not.toContain("data-cite");
+    assert.ok(!html.includes("data-cite"));
   });
 
   it("renders bold, italics, lists, headings and paragraphs", () => {
     const html = renderMarkdown("# Title\n\n**bold** and *it*\nnext\n\n- one\n- two\n\n1. first\n2. second", none);
-    expect(html).toContain("<h3>Title</h3>");
-    expect(html).toContain("<p><strong>bold</strong> and <em>it</em><br>next</p>");
-    expect(html).toContain("<ul><li>one</li><li>two</li></ul>");
-    expect(html).toContain("<ol><li>first</li><li>second</li></ol>");
+    assert.ok(html.includes("<h3>Title</h3>"));
+    assert.ok(html.includes("<p><strong>bold</strong> and <em>it</em><br>next</p>"));
+    assert.ok(html.includes("<ul><li>one</li><li>two</li></ul>"));
+    assert.ok(html.includes("<ol><li>first</li><li>second</li></ol>"));
   });
 
   it("links known citation ids and leaves unknown ids inert", () => {
     const lookup = citationLookup(answer());
     const html = renderMarkdown("Known [E1], unknown [E9], grouped [E1, E9].", lookup, 3);
-    expect(html).toContain('<a class="cite" href="#" data-turn="3" data-cite="E1" title="pkg/config.py:10-24">[E1]</a>');
-    expect(html).toContain('<span class="cite cite-unknown" title="not a cited source">[E9]</span>');
-    expect(html.match(/data-cite="E1"/g)).toHaveLength(2);
-    expect(html).not.toContain('data-cite="E9"');
+    assert.ok(html.includes('<a class="cite" href="#" data-turn="3" data-cite="E1" title="pkg/config.py:10-24">[E1]</a>'));
+    assert.ok(html.includes('<span class="cite cite-unknown" title="not a cited source">[E9]</span>'));
+    assert.equal(html.match(/data-cite="E1"/g)?.length, 2);
+    assert.ok(!html.includes('data-cite="E9"'));
   });
 
   it("keeps an unterminated fence (mid-stream) as code", () => {
-    expect(renderMarkdown("```\nx < y", none)).toBe("<pre><code>x &lt; y</code></pre>");
+    assert.equal(renderMarkdown("```\nx < y", none), "<pre><code>x &lt; y</code></pre>");
   });
 });
 
@@ -94,29 +95,31 @@ describe("badges", () => {
     ["AMBIGUOUS", "state-ambiguous"],
     ["FAIL", "state-fail"],
   ];
-  it.each(cases)("state %s gets class %s and the score · state label", (state, cls) => {
-    const html = renderBadges(answer({ state, confidence: { score: 41.6 } }));
-    expect(html).toContain(`badge confidence ${cls}`);
-    expect(html).toContain(`42 · ${state}`);
-  });
+  for (const [state, cls] of cases) {
+    it(`state ${state} gets class ${cls} and the score · state label`, () => {
+      const html = renderBadges(answer({ state, confidence: { score: 41.6 } }));
+      assert.ok(html.includes(`badge confidence ${cls}`));
+      assert.ok(html.includes(`42 · ${state}`));
+    });
+  }
 
   it("gives unknown states and coverages a neutral class", () => {
-    expect(stateClass("<x>")).toBe("state-unknown");
-    expect(coverageClass("huge")).toBe("coverage-unknown");
-    expect(coverageClass("low")).toBe("coverage-low");
+    assert.equal(stateClass("<x>"), "state-unknown");
+    assert.equal(coverageClass("huge"), "coverage-unknown");
+    assert.equal(coverageClass("low"), "coverage-low");
   });
 
   it("clamps the score into 0..100", () => {
-    expect(confidenceLabel({ state: "OK", confidence: { score: 140 } })).toBe("100 · OK");
-    expect(confidenceLabel({ state: "FAIL", confidence: { score: Number.NaN } })).toBe("0 · FAIL");
+    assert.equal(confidenceLabel({ state: "OK", confidence: { score: 140 } }), "100 · OK");
+    assert.equal(confidenceLabel({ state: "FAIL", confidence: { score: Number.NaN } }), "0 · FAIL");
   });
 
   it("shows coverage, depth and an extractive tag when no model was called", () => {
     const html = renderBadges(answer({ coverage: "low", depth: "D1", meta: { llmCalled: false, model: null, tookMs: 1, contextsUsed: 1 } }));
-    expect(html).toContain("coverage: low");
-    expect(html).toContain(">D1<");
-    expect(html).toContain("extractive");
-    expect(renderBadges(answer())).not.toContain("extractive");
+    assert.ok(html.includes("coverage: low"));
+    assert.ok(html.includes(">D1<"));
+    assert.ok(html.includes("extractive"));
+    assert.ok(!renderBadges(answer()).includes("extractive"));
   });
 });
 
@@ -127,48 +130,48 @@ describe("renderTurn", () => {
       evidences: [{ ...answer().evidences[0], path: "a/<b>.py", symbol: "<i>sym</i>" }],
     });
     const html = renderTurn({ question: "why <b>?</b>", streamed: "", answer: a }, 0);
-    expect(html).toContain("why &lt;b&gt;?&lt;/b&gt;");
-    expect(html).toContain("a/&lt;b&gt;.py:10-24");
-    expect(html).toContain("&lt;i&gt;sym&lt;/i&gt;");
-    expect(html).toContain('data-ask="Ask about &lt;script&gt;&quot;x&quot;&lt;/script&gt;"');
-    expect(html).not.toMatch(/<(script|b|i)>/);
+    assert.ok(html.includes("why &lt;b&gt;?&lt;/b&gt;"));
+    assert.ok(html.includes("a/&lt;b&gt;.py:10-24"));
+    assert.ok(html.includes("&lt;i&gt;sym&lt;/i&gt;"));
+    assert.ok(html.includes('data-ask="Ask about &lt;script&gt;&quot;x&quot;&lt;/script&gt;"'));
+    assert.doesNotMatch(html, /<(script|b|i)>/);
   });
 
   it("lists evidences with scores as clickable links", () => {
     const html = renderTurn({ question: "q", streamed: "", answer: answer() }, 2);
-    expect(html).toContain('data-turn="2" data-evidence="E1"');
-    expect(html).toContain(">0.91<");
-    expect(html).toContain("Evidence (1)");
+    assert.ok(html.includes('data-turn="2" data-evidence="E1"'));
+    assert.ok(html.includes(">0.91<"));
+    assert.ok(html.includes("Evidence (1)"));
   });
 
   it("shows streamed text while pending, without links", () => {
     const html = renderTurn({ question: "q", streamed: "Partial **text** [E1]" }, 0);
-    expect(html).toContain("Searching the evidence");
-    expect(html).toContain("<strong>text</strong>");
-    expect(html).not.toContain("data-cite");
+    assert.ok(html.includes("Searching the evidence"));
+    assert.ok(html.includes("<strong>text</strong>"));
+    assert.ok(!html.includes("data-cite"));
   });
 
   it("shows errors escaped", () => {
     const html = renderTurn({ question: "q", streamed: "", error: "bad <input>" }, 0);
-    expect(html).toContain('<div class="error" role="alert">bad &lt;input&gt;</div>');
+    assert.ok(html.includes('<div class="error" role="alert">bad &lt;input&gt;</div>'));
   });
 
   it("renders an empty conversation hint and one section per turn", () => {
-    expect(renderConversation([])).toContain("Ask a question");
+    assert.ok(renderConversation([]).includes("Ask a question"));
     const html = renderConversation([
       { question: "a", streamed: "", answer: answer() },
       { question: "b", streamed: "" },
     ]);
-    expect(html.match(/<section class="turn"/g)).toHaveLength(2);
+    assert.equal(html.match(/<section class="turn"/g)?.length, 2);
   });
 });
 
 describe("renderPage", () => {
   it("declares a strict CSP with the nonce on the only script", () => {
     const html = renderPage({ cspSource: "vscode-webview://abc", nonce: "N0nce", scriptUri: "s.js", styleUri: "s.css" }, "");
-    expect(html).toContain("default-src 'none'; script-src 'nonce-N0nce'; style-src vscode-webview://abc 'nonce-N0nce'");
-    expect(html.match(/<script/g)).toHaveLength(1);
-    expect(html).toContain('<script nonce="N0nce" src="s.js"></script>');
-    expect(html).not.toContain("unsafe-inline");
+    assert.ok(html.includes("default-src 'none'; script-src 'nonce-N0nce'; style-src vscode-webview://abc 'nonce-N0nce'"));
+    assert.equal(html.match(/<script/g)?.length, 1);
+    assert.ok(html.includes('<script nonce="N0nce" src="s.js"></script>'));
+    assert.ok(!html.includes("unsafe-inline"));
   });
 });

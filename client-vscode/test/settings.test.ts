@@ -1,16 +1,19 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { assertPartial } from "./partial";
 import { buildInitializationOptions, collectSettings, SECTION, SETTING_DEFAULTS } from "../src/settings";
 
-const pkg = JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8"));
+// Compiled to out/test/: the package root is two levels up.
+const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
 const contributed: Record<string, { default: unknown; scope?: string; markdownDescription?: string }> = pkg.contributes.configuration.properties;
 
 describe("initializationOptions", () => {
   it("nests every setting like the codeCompass configuration section, with defaults filled in", () => {
     const opts = buildInitializationOptions("/storage/ws", (k) => (k === "search.topK" ? 8 : undefined));
-    expect(opts.storageUri).toBe("/storage/ws");
-    expect(opts.settings).toMatchObject({
+    assert.equal(opts.storageUri, "/storage/ws");
+    assertPartial(opts.settings, {
       search: { topK: 8, minScore: 0.6 },
       llm: { model: "claude-sonnet-4-5", maxTokens: 1000, temperature: 0.3 },
       embeddings: { enabled: true },
@@ -22,31 +25,31 @@ describe("initializationOptions", () => {
   it("never carries an API key, even if a key-like setting exists", () => {
     const get = (k: string): unknown => (k === "llm.apiKey" || k === "authToken" ? "sk-ant-secret" : undefined);
     const settings = collectSettings(get, [...Object.keys(SETTING_DEFAULTS), "llm.apiKey", "authToken"]);
-    expect(JSON.stringify(settings)).not.toContain("sk-ant-secret");
-    expect(JSON.stringify(buildInitializationOptions(undefined, get))).not.toMatch(/apiKey|sk-ant/);
+    assert.ok(!JSON.stringify(settings).includes("sk-ant-secret"));
+    assert.doesNotMatch(JSON.stringify(buildInitializationOptions(undefined, get)), /apiKey|sk-ant/);
   });
 
   it("blanks the interpreter path in untrusted workspaces and sends null storage when there is no folder", () => {
     const opts = buildInitializationOptions(undefined, (k) => (k === "server.pythonPath" ? "/evil/python" : undefined), false);
-    expect(opts.storageUri).toBeNull();
-    expect((opts.settings.server as Record<string, unknown>).pythonPath).toBe("");
+    assert.equal(opts.storageUri, null);
+    assert.equal((opts.settings.server as Record<string, unknown>).pythonPath, "");
   });
 });
 
 describe("package.json contributions", () => {
   it("contributes exactly the settings the client sends, with the same defaults and a description", () => {
     const keys = Object.keys(contributed).map((k) => k.slice(SECTION.length + 1));
-    expect(keys.sort()).toEqual(Object.keys(SETTING_DEFAULTS).sort());
+    assert.deepEqual(keys.sort(), Object.keys(SETTING_DEFAULTS).sort());
     for (const [key, value] of Object.entries(SETTING_DEFAULTS)) {
-      expect(contributed[`${SECTION}.${key}`].default, key).toEqual(value);
-      expect(contributed[`${SECTION}.${key}`].markdownDescription, key).toBeTruthy();
+      assert.deepEqual(contributed[`${SECTION}.${key}`].default, value, key);
+      assert.ok(contributed[`${SECTION}.${key}`].markdownDescription, key);
     }
   });
 
   it("scopes globs per resource and restricts the interpreter path in untrusted workspaces", () => {
-    for (const k of ["include", "exclude", "documentGlobs", "maxFileSizeKb"]) expect(contributed[`${SECTION}.${k}`].scope).toBe("resource");
-    expect(contributed[`${SECTION}.server.pythonPath`].scope).toBe("machine-overridable");
-    expect(pkg.capabilities.untrustedWorkspaces).toMatchObject({ supported: "limited", restrictedConfigurations: [`${SECTION}.server.pythonPath`] });
+    for (const k of ["include", "exclude", "documentGlobs", "maxFileSizeKb"]) assert.equal(contributed[`${SECTION}.${k}`].scope, "resource");
+    assert.equal(contributed[`${SECTION}.server.pythonPath`].scope, "machine-overridable");
+    assertPartial(pkg.capabilities.untrustedWorkspaces, { supported: "limited", restrictedConfigurations: [`${SECTION}.server.pythonPath`] });
   });
 
   it("puts every palette command under the Code Compass category", () => {
@@ -62,7 +65,7 @@ describe("package.json contributions", () => {
       "New Conversation",
       "Restart Server",
     ]) {
-      expect(titles).toContain(`Code Compass: ${t}`);
+      assert.ok(titles.includes(`Code Compass: ${t}`));
     }
   });
 });

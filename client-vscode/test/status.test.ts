@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { assertPartial } from "./partial";
 import { embeddedPercent, formatCount, statusDetails, statusView } from "../src/format/status";
 import type { ProjectState } from "../src/protocol";
 
@@ -9,43 +11,43 @@ function project(overrides: Partial<ProjectState> = {}): ProjectState {
 describe("statusView", () => {
   it("shows indexing counts with thousands separators when a total is known", () => {
     const v = statusView([project({ state: "indexing", files: 1234, filesTotal: 5000 })]);
-    expect(v.phase).toBe("indexing");
-    expect(v.text).toBe("$(sync~spin) Compass: indexing 1,234/5,000");
+    assert.equal(v.phase, "indexing");
+    assert.equal(v.text, "$(sync~spin) Compass: indexing 1,234/5,000");
   });
 
   it("shows a plain file count while indexing without a total", () => {
-    expect(statusView([project({ state: "indexing", files: 12 })]).text).toBe("$(sync~spin) Compass: indexing 12 files");
+    assert.equal(statusView([project({ state: "indexing", files: 12 })]).text, "$(sync~spin) Compass: indexing 12 files");
   });
 
   it("shows the embeddings percentage across embedding projects", () => {
     const v = statusView([project({ state: "embedding", embedded: 21, embedTotal: 50 }), project({ name: "b" })]);
-    expect(v.text).toBe("$(sync~spin) Compass: embeddings 42%");
+    assert.equal(v.text, "$(sync~spin) Compass: embeddings 42%");
   });
 
   it("is ready only when every project is ready", () => {
-    expect(statusView([project(), project({ name: "b", files: 1000 })]).text).toBe("$(check) Compass ready");
-    expect(statusView([project(), project({ name: "b", state: "embedding", embedded: 0, embedTotal: 9 })]).phase).toBe("embedding");
+    assert.equal(statusView([project(), project({ name: "b", files: 1000 })]).text, "$(check) Compass ready");
+    assert.equal(statusView([project(), project({ name: "b", state: "embedding", embedded: 0, embedTotal: 9 })]).phase, "embedding");
   });
 
   it("lets an error win and names the failing project", () => {
     const v = statusView([project({ state: "indexing" }), project({ name: "docs", state: "error", message: "disk full" })]);
-    expect(v.text).toBe("$(error) Compass error");
-    expect(v.tooltip).toContain("docs: disk full");
+    assert.equal(v.text, "$(error) Compass error");
+    assert.ok(v.tooltip.includes("docs: disk full"));
   });
 
   it("reports starting and stopped from the server phase", () => {
-    expect(statusView(undefined, "starting").phase).toBe("starting");
-    expect(statusView([], undefined).phase).toBe("starting");
-    expect(statusView([project()], "stopped").text).toBe("$(error) Compass stopped");
+    assert.equal(statusView(undefined, "starting").phase, "starting");
+    assert.equal(statusView([], undefined).phase, "starting");
+    assert.equal(statusView([project()], "stopped").text, "$(error) Compass stopped");
   });
 });
 
 describe("helpers", () => {
   it("floors the percentage so 100% means done", () => {
-    expect(embeddedPercent(999, 1000)).toBe(99);
-    expect(embeddedPercent(0, 0)).toBe(100);
-    expect(formatCount(1234567)).toBe("1,234,567");
-    expect(formatCount(undefined)).toBe("0");
+    assert.equal(embeddedPercent(999, 1000), 99);
+    assert.equal(embeddedPercent(0, 0), 100);
+    assert.equal(formatCount(1234567), "1,234,567");
+    assert.equal(formatCount(undefined), "0");
   });
 
   it("lists projects, model and whether the LLM is configured", () => {
@@ -55,9 +57,9 @@ describe("helpers", () => {
       llmConfigured: false,
       storage: "/s",
     });
-    expect(items[0]).toMatchObject({ label: "$(folder) app", description: "embedding" });
-    expect(items[0].detail).toBe("10 files · 40 chunks · embedded 25% (1/4) · 2 skipped");
-    expect(items.map((i) => i.description)).toContain("all-MiniLM-L6-v2");
-    expect(items.some((i) => i.label.includes("LLM not configured"))).toBe(true);
+    assertPartial(items[0], { label: "$(folder) app", description: "embedding" });
+    assert.equal(items[0].detail, "10 files · 40 chunks · embedded 25% (1/4) · 2 skipped");
+    assert.ok(items.map((i) => i.description).includes("all-MiniLM-L6-v2"));
+    assert.equal(items.some((i) => i.label.includes("LLM not configured")), true);
   });
 });

@@ -207,8 +207,9 @@ async function check(page, name, fn, { needsServer = true } = {}) {
   await shot(page, `${String(results.length).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}`);
 }
 
-async function runPaletteCommand(page, title) {
-  await page.keyboard.press("Escape");
+async function runPaletteCommand(page, title, { escapeFirst = true } = {}) {
+  // Escape closes leftovers, but in an editor it also drops the selection.
+  if (escapeFirst) await page.keyboard.press("Escape");
   await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget input.input");
   await input.waitFor({ state: "visible", timeout: 10_000 });
@@ -225,7 +226,36 @@ async function openFile(page, rel) {
   await page.keyboard.type(rel, { delay: 10 });
   await page.locator(".quick-input-list .monaco-list-row", { hasText: path.basename(rel) }).first().waitFor({ timeout: 10_000 });
   await page.keyboard.press("Enter");
-  await page.locator(".tab.active", { hasText: path.basename(rel) }).waitFor({ timeout: 10_000 });
+  await activeTab(page, path.basename(rel)).waitFor({ timeout: 10_000 });
+}
+
+/** Screen box of `word` inside the rendered editor line containing `lineText` (spans re-render: re-query each try). */
+async function wordBox(page, lineText, word) {
+  return page.evaluate(
+    ([lineText, word]) => {
+      for (const line of document.querySelectorAll(".view-lines .view-line")) {
+        const text = line.textContent.replace(/\u00a0/g, " ");
+        if (!text.includes(lineText)) continue;
+        const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const i = node.textContent.indexOf(word);
+          if (i < 0) continue;
+          const range = document.createRange();
+          range.setStart(node, i);
+          range.setEnd(node, i + word.length);
+          const r = range.getBoundingClientRect();
+          return { x: r.x, y: r.y, width: r.width, height: r.height };
+        }
+      }
+      return null;
+    },
+    [lineText, word],
+  );
+}
+
+/** The active tab of the active editor group. */
+function activeTab(page, name) {
+  return page.locator(".editor-group-container.active .tab.active", { hasText: name });
 }
 
 /** The line of the active editor's cursor, from the status bar ("Ln 4, Col 1 (52 selected)"). */
@@ -328,13 +358,16 @@ async function main() {
       await openFile(page, "geometry/report.py");
       // Spans re-render: re-query on every try.
       await waitFor(async () => {
-        const token = page.locator(".view-lines span", { hasText: /^circle_area$/ }).first();
-        await token.hover({ timeout: 2000 });
+        const box = await wordBox(page, "circle = circle_area", "circle_area");
+        if (!box) return false;
+        await page.mouse.move(5, 5);
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
         const hover = page.locator(".monaco-hover:not(.hidden)");
         await hover.waitFor({ state: "visible", timeout: 3000 });
         const text = await hover.innerText();
         return /Defined at/.test(text) && /geometry\/shapes\.py:\d+/.test(text);
       }, 30_000, "a hover with 'Defined at geometry/shapes.py:N'");
+      await page.waitForTimeout(500); // let the hover finish fading in
       await shot(page, "hover");
       await page.mouse.move(5, 5);
     });
@@ -373,7 +406,7 @@ async function main() {
       if (!m) throw new Error(`citation title was ${title}`);
       const [, rel, start, end] = m;
       await link.click();
-      await page.locator(".tab.active", { hasText: path.basename(rel) }).waitFor({ timeout: 10_000 });
+      await activeTab(page, path.basename(rel)).waitFor({ timeout: 10_000 });
       await waitFor(async () => {
         const cur = await cursorStatus(page);
         return cur.line >= Number(start) && cur.line <= Number(end ?? start);
@@ -382,6 +415,7 @@ async function main() {
     });
 
     await check(page, "Search Code finds a hit and opens it", async () => {
+      await openFile(page, "README.md"); // start elsewhere, so opening the hit is observable
       await runPaletteCommand(page, "Code Compass: Search Code");
       await page.locator(".quick-input-widget input.input").waitFor({ state: "visible", timeout: 10_000 });
       await page.keyboard.type("circle area radius", { delay: 10 });
@@ -392,7 +426,7 @@ async function main() {
       const m = /(\S+\.py):(\d+)/.exec(label);
       if (!m) throw new Error(`result label was ${label}`);
       await row.click();
-      await page.locator(".tab.active", { hasText: path.basename(m[1]) }).waitFor({ timeout: 10_000 });
+      await activeTab(page, path.basename(m[1])).waitFor({ timeout: 10_000 });
       const cur = await cursorStatus(page);
       if (cur.line < Number(m[2])) throw new Error(`cursor ${cur.text} before the hit's line ${m[2]}`);
       log(`search hit ${m[1]}:${m[2]} opened; cursor ${cur.text}`);
@@ -406,6 +440,28 @@ async function main() {
       await page.keyboard.press("Enter");
       await waitFor(async () => (await frame.locator("section.turn").count()) === 2, 30_000, "a second turn");
       await frame.locator("section.turn").nth(1).locator(".badge.confidence").waitFor({ timeout: 60_000 });
+    });
+
+    await check(page, "Ask About Selection answers in the same panel", async () => {
+      await page.keyboard.press("Escape");
+      await page.locator(".explorer-folders-view .monaco-list-row", { hasText: "report.py" }).first().click();
+      await page.locator(".tab.active", { hasText: "report.py" }).first().waitFor({ timeout: 10_000 });
+      // Double-click selects the word: the editor then has a selection (the command's when-clause).
+      await waitFor(async () => {
+        const box = await wordBox(page, "circle = circle_area", "circle_area");
+        if (!box) return false;
+        await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+        return (await cursorStatus(page)).selected;
+      }, 15_000, "a selection on circle_area in report.py");
+      await runPaletteCommand(page, "Code Compass: Ask About Selection", { escapeFirst: false });
+      const input = page.locator(".quick-input-widget input.input");
+      await input.waitFor({ state: "visible", timeout: 10_000 });
+      await page.keyboard.press("Enter"); // the prefilled "What does this code do?"
+      const frame = answerFrame(page);
+      await waitFor(async () => (await frame.locator("section.turn").count()) === 3, 30_000, "a third turn");
+      await frame.locator("section.turn").nth(2).locator(".badge.confidence").waitFor({ timeout: 60_000 });
+      const q = await frame.locator("section.turn").nth(2).locator(".question").innerText();
+      if (!/What does this code do\?/.test(q)) throw new Error(`question was ${q}`);
     });
   } catch (err) {
     results.push({ name: "setup", ok: false, err });

@@ -4,4 +4,5 @@ import sys
 
 from code_compass.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # guarded: parse workers are spawned and re-import __main__
+    sys.exit(main())

@@ -178,7 +178,13 @@ class Engine:
                 if progress:
                     progress(ev)
 
-            summary = indexer.run(progress=report, cancel=cancel, overlay=self._overlay_for(proj))
+            try:
+                summary = indexer.run(
+                    progress=report, cancel=cancel, overlay=self._overlay_for(proj)
+                )
+            except Exception as exc:
+                self._states[name] = IndexProgress(name, "error", message=str(exc))
+                raise
             link = self._embeddings.get(name)
             if link is not None:
                 link.worker.start()  # after the lexical index: search never waits for vectors
@@ -401,7 +407,8 @@ class Engine:
                 {
                     "name": name,
                     "root": str(p.root),
-                    "state": state.phase if state else "idle",
+                    "state": _client_state(state.phase if state else "idle", counts, link),
+                    "phase": state.phase if state else "idle",
                     "files": counts["files"],
                     "chunks": counts["chunks"],
                     "symbols": counts["symbols"],
@@ -471,6 +478,17 @@ class Engine:
         self._writer.stop()
         for name in names:
             self.remove_project(name)
+
+
+def _client_state(phase: str, counts: dict[str, int], link: Any) -> str:
+    """The four states clients show: indexing, embedding, ready, error."""
+    if phase == "error":
+        return "error"
+    if phase in ("scanning", "indexing", "indexed") or (phase == "idle" and not counts["files"]):
+        return "indexing"
+    if link is not None and counts["embedded"] < counts["chunks"]:
+        return "embedding"
+    return "ready"
 
 
 def _inside(root: Path, rel_path: str) -> Path | None:

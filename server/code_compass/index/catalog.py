@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS symbols (
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, name_line INTEGER NOT NULL,
     name_col INTEGER NOT NULL, signature TEXT NOT NULL, language TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
+CREATE INDEX IF NOT EXISTS symbols_name_nocase ON symbols(name COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path);
 """
 
@@ -78,6 +79,8 @@ class Catalog:
         self._conn.execute("PRAGMA busy_timeout=5000")
         self._conn.executescript(_SCHEMA)
         self._lock = threading.RLock()
+        # counts() is asked for on every status/progress message; cache it until a write.
+        self._counts: dict[str, int] | None = None
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -89,6 +92,7 @@ class Catalog:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+            self._counts = None
 
     def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
         with self._lock:
@@ -219,6 +223,16 @@ class Catalog:
             c.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", [(i,) for i in ids])
 
     def counts(self) -> dict[str, int]:
+        with self._lock:
+            if self._counts is None:
+                self._counts = self._count()
+            return dict(self._counts)
+
+    def invalidate_counts(self) -> None:
+        """Another process may have written (read-only mode): count again next time."""
+        self._counts = None
+
+    def _count(self) -> dict[str, int]:
         files = self._query("SELECT COUNT(*) FROM files")[0][0]
         chunks, embedded = self._query("SELECT COUNT(*), COALESCE(SUM(embedded), 0) FROM chunks")[0]
         symbols = self._query("SELECT COUNT(*) FROM symbols")[0][0]

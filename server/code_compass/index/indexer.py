@@ -9,10 +9,14 @@ the lexical index contains, and the next run repairs the rest.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +53,65 @@ class _Parsed:
     row: FileRow
     chunks: list[tuple[str, Chunk, str]]
     symbols: list[SymbolDef]
+
+
+def load_file(
+    entry: FileEntry, old_hash: str | None, buffered: str | None, max_bytes: int
+) -> _Parsed | str:
+    """Read, hash and parse one file; a str result is 'unchanged' or a skip reason.
+
+    Module-level and pure so a process pool can run it (see PARALLEL_MIN_FILES).
+    """
+    if buffered is not None:
+        data = buffered.encode("utf-8", "surrogatepass")
+    else:
+        try:
+            data = Path(entry.abs).read_bytes()
+        except OSError:
+            return "unreadable"
+    if len(data) > max_bytes:
+        return "too_large"
+    digest = file_hash(data)
+    if old_hash == digest:
+        return "unchanged"
+    try:
+        parsed: ParsedFile = parse_file(entry.rel, data, entry.language)
+    except SkipFile as skip:
+        return skip.reason
+    except Exception:  # a parser bug must never stop the run: count it and go on
+        return "parse_error"
+    chunks = [
+        (chunk_id(entry.rel, ch), ch, category_for(entry.rel, ch.language)) for ch in parsed.chunks
+    ]
+    row = FileRow(entry.rel, digest, entry.size, entry.mtime_ns, entry.language, len(chunks))
+    return _Parsed(row, chunks, parsed.symbols)
+
+
+_LoadArgs = tuple[FileEntry, str | None, str | None, int]
+
+# Big runs parse in worker processes: tree-sitter parsing is the floor of indexing time, and a
+# separate process keeps the server's own threads (requests) free of the GIL meanwhile.
+PARALLEL_MIN_FILES = 300
+PARSE_WORKERS = max(1, min(4, os.cpu_count() or 1))
+PARSE_CHUNKSIZE = 8
+
+
+def _load_star(args: _LoadArgs) -> _Parsed | str:
+    return load_file(*args)
+
+
+@contextmanager
+def _loader(n_files: int) -> Iterator[Callable[[list[_LoadArgs]], Iterable[_Parsed | str]]]:
+    """`loaded(todo)` yields load results in order, from a process pool for big runs."""
+    if n_files < PARALLEL_MIN_FILES or os.environ.get("CODE_COMPASS_NO_PARSE_POOL"):
+        yield lambda todo: (_load_star(a) for a in todo)
+        return
+    # spawn, not fork: the server has threads, and forking a threaded process can deadlock.
+    pool = ProcessPoolExecutor(PARSE_WORKERS, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        yield lambda todo: pool.map(_load_star, todo, chunksize=PARSE_CHUNKSIZE)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 class Indexer:
@@ -111,40 +174,48 @@ class Indexer:
         touched: list[tuple[str, int, int]] = []
         dropped: list[str] = list(deleted)  # paths to remove from the stores
         last_flush = time.perf_counter()
-        for n, entry in enumerate(scan.files, 1):
-            if cancel is not None and cancel.is_set():
-                break
+        todo: list[tuple[FileEntry, str | None, str | None, int]] = []
+        for entry in scan.files:
             old = known.get(entry.rel)
             buffered = overlay(entry.rel) if overlay else None
             if (
                 buffered is None
                 and old
-                and old.size == entry.size
-                and old.mtime_ns == entry.mtime_ns
+                and (old.size, old.mtime_ns) == (entry.size, entry.mtime_ns)
             ):
-                summary.unchanged += 1
+                summary.unchanged += 1  # stat says unchanged: not even read
             else:
-                result = self._load(entry, old, buffered)
+                todo.append(
+                    (entry, old.hash if old else None, buffered, self.settings.max_file_bytes)
+                )
+        emit(IndexProgress(p.name, "indexing", summary.unchanged, total))
+        done = summary.unchanged
+        with _loader(len(todo)) as loaded:
+            for (entry, old_hash, _buf, _max), result in zip(todo, loaded(todo), strict=True):
+                if cancel is not None and cancel.is_set():
+                    break
+                done += 1
                 if isinstance(result, str):
                     if result == "unchanged":
                         summary.unchanged += 1
                         touched.append((entry.rel, entry.size, entry.mtime_ns))
                     else:
                         skipped[result] += 1
-                        if old:
+                        if old_hash is not None:
                             dropped.append(entry.rel)
                 else:
                     self._stage(result)
                     batch.append(result)
                     summary.bytes_indexed += entry.size
-            if len(batch) >= BATCH_FILES or (
-                batch and time.perf_counter() - last_flush > BATCH_SECONDS
-            ):
-                self._flush(batch, dropped, touched)
-                summary.changed += len(batch)
-                batch, dropped, touched = [], [], []
-                last_flush = time.perf_counter()
-                emit(IndexProgress(p.name, "indexing", n, total, p.catalog.counts()["chunks"]))
+                if len(batch) >= BATCH_FILES or (
+                    batch and time.perf_counter() - last_flush > BATCH_SECONDS
+                ):
+                    self._flush(batch, dropped, touched)
+                    summary.changed += len(batch)
+                    batch, dropped, touched = [], [], []
+                    last_flush = time.perf_counter()
+                    chunks = p.catalog.counts()["chunks"]
+                    emit(IndexProgress(p.name, "indexing", done, total, chunks))
         if batch or dropped or touched:
             self._flush(batch, dropped, touched)
             summary.changed += len(batch)
@@ -204,31 +275,7 @@ class Indexer:
 
     # --- internals ---
     def _load(self, entry: FileEntry, old: FileRow | None, buffered: str | None) -> _Parsed | str:
-        """Parse a file that may have changed; a str result is 'unchanged' or a skip reason."""
-        if buffered is not None:
-            data = buffered.encode("utf-8", "surrogatepass")
-        else:
-            try:
-                data = Path(entry.abs).read_bytes()
-            except OSError:
-                return "unreadable"
-        if len(data) > self.settings.max_file_bytes:
-            return "too_large"
-        digest = file_hash(data)
-        if old is not None and old.hash == digest:
-            return "unchanged"
-        try:
-            parsed: ParsedFile = parse_file(entry.rel, data, entry.language)
-        except SkipFile as skip:
-            return skip.reason
-        except Exception:  # a parser bug must never stop the run: count it and go on
-            return "parse_error"
-        chunks = [
-            (chunk_id(entry.rel, ch), ch, category_for(entry.rel, ch.language))
-            for ch in parsed.chunks
-        ]
-        row = FileRow(entry.rel, digest, entry.size, entry.mtime_ns, entry.language, len(chunks))
-        return _Parsed(row, chunks, parsed.symbols)
+        return load_file(entry, old.hash if old else None, buffered, self.settings.max_file_bytes)
 
     def _stage(self, item: _Parsed) -> None:
         """Hand a parsed file to Tantivy now: its thread indexes while we parse the next file."""

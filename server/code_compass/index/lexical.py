@@ -201,7 +201,8 @@ class LexicalIndex:
     ) -> int:
         q = tantivy.Query.term_query(self.schema, field, term.lower())
         query_obj = self._filtered(q, None, None, categories)
-        result = self.index.searcher().search(query_obj, 0, count=True)
+        # limit >= 1: tantivy 0.27's binding panics on a zero limit; the count ignores it.
+        result = self.index.searcher().search(query_obj, 1, count=True)
         return int(getattr(result, "count", 0) or 0)
 
     def term_hits(

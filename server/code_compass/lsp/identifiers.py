@@ -145,7 +145,8 @@ def identifier_at(line: str, character: int, language: str) -> Word | None:
     text = word.text
     if text[0].isdigit() or not any(c.isalpha() for c in text):
         return None  # numbers (1e3, 0x1F, 10_000) and lone underscores
-    if text in KEYWORDS.get(language, ()):
+    raw_ident = language == "rust" and line[max(0, word.start - 2) : word.start] == "r#"
+    if text in KEYWORDS.get(language, ()) and not raw_ident:
         return None
     if language in PROSE_LANGUAGES:
         return word if _looks_like_code(line, word) else None

@@ -65,6 +65,7 @@ def search_projects(
     for project in projects:
         if project.read_only:  # another process writes: see its latest commit
             project.lexical.reload()
+            project.catalog.invalidate_counts()
         mode = params.mode
         lex = lexical_candidates(project, params, CANDIDATE_POOL) if mode != "semantic" else []
         sem = semantic(project, params, CANDIDATE_POOL) if semantic and mode != "lexical" else []

@@ -25,8 +25,12 @@ class AskFeature:
             request = ask_request(params, ls.settings.current, engine.projects())
             stream_id = request.request_id if request.request_id is not None else msg_id
 
+            delta: dict[str, Any] = {"requestId": stream_id}
+            if request.body.get("conversationId"):
+                delta["conversationId"] = request.body["conversationId"]
+
             def on_text(text: str) -> None:
-                ls.notify_threadsafe(ANSWER_DELTA, {"requestId": stream_id, "text": text})
+                ls.notify_threadsafe(ANSWER_DELTA, {**delta, "text": text})
 
             answer: dict[str, Any] = engine.ask(request.body, on_text=on_text)
             return answer

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from code_compass.constants import LENS_MAX_LOCATIONS
-from code_compass.lsp.counts import count_mentions
 from code_compass.lsp.features.documents import document_path
 from code_compass.lsp.features.evidence import (
     TextCache,
@@ -69,7 +68,7 @@ class CodeLensFeature:
             if d.name.startswith("__") and d.name.endswith("__"):
                 continue  # dunders: everywhere, evidence about nothing in particular
             if d.name not in counts:
-                docs, code = count_mentions(engine, d.name, project)
+                docs, code = engine.count_mentions(d.name, project)
                 n_defs = len(engine.symbols_named(d.name, project))
                 counts[d.name] = (docs, code, n_defs)
             docs, code, n_defs = counts[d.name]
@@ -100,7 +99,7 @@ class CodeLensFeature:
             lens.command = types.Command(title="project closed", command="")
             return lens
         defs = engine.symbols_named(name, project)
-        docs_count, code_count = count_mentions(engine, name, project)
+        docs_count, code_count = engine.count_mentions(name, project)
         cache = TextCache(engine, project)
         root = self.ls.roots.get(project, Path("/"))
         locations: list[dict[str, Any]] = []
