@@ -221,6 +221,25 @@ def design(mode: str, pools: Sequence[Pool]) -> tuple[np.ndarray, np.ndarray, np
     return np.array(xs), np.array(ys), np.array(ws)
 
 
+def logistic(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
+    """Pointwise L2 logistic regression by Newton's method; positives up-weighted (rare)."""
+    xb = np.hstack([x, np.ones((len(x), 1))])
+    beta = np.zeros(xb.shape[1])
+    pos = max(1.0, float(y.sum()))
+    w = np.where(y > 0, (len(y) - pos) / pos / 10, 1.0)
+    reg = np.full(xb.shape[1], max(l2, 1e-3))
+    reg[-1] = 0.0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(xb @ beta)))
+        grad = xb.T @ (w * (p - y)) + reg * beta
+        hess = (xb * (w * p * (1 - p))[:, None]).T @ xb + np.diag(reg + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.abs(step).max() < 1e-6:
+            break
+    return beta[:-1]
+
+
 def listwise(x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float) -> np.ndarray:
     """Weights maximising the softmax probability of each query's correct candidate (Adam).
 
@@ -289,18 +308,30 @@ def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[st
     for mode in MODES:
         x, y, groups = design(mode, pools)
         feats = list(MODE_FEATURES[mode])
-        keep = list(range(len(feats)))
-        while True:
-            coef = listwise(x[:, keep], y, groups, l2)
-            # Evidence must never lower the score (monotonic calibration): drop such a signal.
-            bad = [k for k, c in zip(keep, coef, strict=True) if feats[k] in EVIDENCE and c < 0]
-            if not bad:
-                break
-            keep.remove(bad[0])
+        best_mrr = -1.0
+        chosen: dict[str, float] = {}
+        for method in ("pointwise", "listwise"):
+            keep = list(range(len(feats)))
+            while True:
+                if method == "listwise":
+                    coef = listwise(x[:, keep], y, groups, l2)
+                else:
+                    coef = logistic(x[:, keep], y, l2)
+                # Evidence must never lower the score (monotonic calibration): drop it.
+                bad = [k for k, c in zip(keep, coef, strict=True) if feats[k] in EVIDENCE and c < 0]
+                if not bad:
+                    break
+                keep.remove(bad[0])
+            SEARCH_WEIGHTS[mode].clear()
+            SEARCH_WEIGHTS[mode].update(
+                {feats[k]: round(float(c), 3) for k, c in zip(keep, coef, strict=True)}
+            )
+            mrr = float(np.mean([replay_table_mode(mode, pools)]))
+            log(f"  {mode} {method}: dev MRR@10 {mrr:.4f}")
+            if mrr > best_mrr:
+                best_mrr, chosen = mrr, dict(SEARCH_WEIGHTS[mode])
         SEARCH_WEIGHTS[mode].clear()
-        SEARCH_WEIGHTS[mode].update(
-            {feats[k]: round(float(c), 3) for k, c in zip(keep, coef, strict=True)}
-        )
+        SEARCH_WEIGHTS[mode].update(chosen)
         pos, neg = calibration_points(mode, pools)
         zi = np.array([p[0] for p in pos])
         zt = np.array([p[1] for p in pos])
@@ -322,6 +353,17 @@ def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[st
         "threshold": dict(SEARCH_THRESHOLD),
         "top_share": dict(SEARCH_TOP_SHARE),
     }
+
+
+def replay_table_mode(mode: str, pools: Sequence[Pool]) -> float:
+    """Mean MRR@10 over the answerable pools for one mode (macro over corpora)."""
+    per: dict[str, list[float]] = {}
+    for pool in pools:
+        if pool.answerable:
+            top = ranked(mode, pool)[:TOP]
+            rank = next((i for i, c in enumerate(top) if is_hit(pool, c)), None)
+            per.setdefault(pool.q.corpus, []).append(0.0 if rank is None else 1 / (rank + 1))
+    return float(np.mean([np.mean(v) for v in per.values()]))
 
 
 def replay_table(pools: Sequence[Pool]) -> dict[tuple[str, str], Row]:

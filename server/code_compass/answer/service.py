@@ -55,7 +55,9 @@ class AskService:
         search_params = request.validated()  # seed-000 errors surface before any work
         conv_id = _conversation_id(params.get("conversationId"))
         active_file = _optional_str(params.get("activeFile"), "activeFile", 1000)
-        selection = _optional_str(params.get("selection"), "selection", MAX_SELECTION_CHARS)
+        selection, selected = _selection(
+            params.get("selection"), active_file, source, search_params
+        )
 
         t0 = time.perf_counter()
         history = self.conversations.turns(conv_id) if conv_id else []
@@ -89,7 +91,7 @@ class AskService:
             on_text=on_text,
             context_pack_text=pack.render(include_hits=False) if history or selection else None,
             log=self.answer_log,
-            extra_hits=[h for i in pack.items if i.section == "claims" and (h := i.hit)],
+            extra_hits=selected + [h for i in pack.items if i.section == "claims" and (h := i.hit)],
         )
         out = answer.to_json()
         out["depth"] = decision.depth
@@ -121,6 +123,39 @@ class AskService:
 
     def forget(self, conv_id: str) -> None:
         self.conversations.drop(conv_id)
+
+
+def _selection(
+    value: Any, active_file: str | None, source: EvidenceSource, params: Any
+) -> tuple[str | None, list[SearchHit]]:
+    """The editor selection as text for the pack and, when it is a range of a workspace file,
+    as evidence in its own right: the user is pointing at it (score 1)."""
+    if value is None or value == "":
+        return None, []
+    if isinstance(value, str):
+        return value[:MAX_SELECTION_CHARS], []
+    if not isinstance(value, dict):
+        raise InputError("selection", "must be text or {startLine, endLine, text}")
+    text = value.get("text")
+    start, end = value.get("startLine"), value.get("endLine")
+    if not isinstance(text, str) or not all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in (start, end)
+    ):
+        raise InputError("selection", "needs startLine and endLine (1-based) and text")
+    text = text[:MAX_SELECTION_CHARS]
+    a, b = int(value["startLine"]), int(value["endLine"])
+    first, last = min(a, b), max(a, b)
+    if not active_file:
+        return text, []
+    project = params.project if params.project not in (None, "*") else None
+    for name in [project] if project else source.projects():
+        if source.read_text(name, active_file) is not None:
+            hit = SearchHit(
+                path=active_file, start_line=first, end_line=last, score=1.0,
+                symbol="selection", kind="selection", language="", project=name, snippet=text,
+            )  # fmt: skip
+            return text, [hit]
+    return text, []
 
 
 def _conversation_id(value: Any) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from code_compass.constants import DEFAULT_TOP_K
 from code_compass.errors import InputError
 from code_compass.lsp.settings import Settings
 from code_compass.records import SearchParams
@@ -115,7 +116,10 @@ def ask_request(raw: Any, settings: Settings, projects: Iterable[str]) -> AskReq
     body: dict[str, Any] = {
         "query": checked.query,
         "project": project,
-        "topK": checked.top_k,
+        # Unset topK lets the depth plan choose (D2 wants more evidence than D0).
+        "topK": checked.top_k
+        if top_k is not None or settings.search_top_k != DEFAULT_TOP_K
+        else None,
         "pathPrefix": checked.path_prefix,
         "language": checked.language,
         "minScore": checked.min_score,
@@ -125,8 +129,9 @@ def ask_request(raw: Any, settings: Settings, projects: Iterable[str]) -> AskReq
         "maxTokens": settings.llm_max_tokens,
         "temperature": settings.llm_temperature,
     }
-    if "history" in obj:
-        body["history"] = obj["history"]
+    for key in ("history", "activeFile", "selection"):
+        if key in obj:
+            body[key] = obj[key]
     return AskRequest(body=body, request_id=request_id)
 
 

@@ -1,0 +1,56 @@
+"""Ask through the engine: depth decision, conversation memory, selection as evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from code_compass.engine import Engine
+from code_compass.errors import InputError
+from tests.conftest import write_tree
+from tests.engine.fixtures import SAMPLE_FILES
+
+
+@pytest.fixture
+def engine(
+    tmp_path: Path, make_engine: Callable[..., Engine], monkeypatch: pytest.MonkeyPatch
+) -> Engine:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    e = make_engine(write_tree(tmp_path / "ws", SAMPLE_FILES))
+    e.index()
+    return e
+
+
+def test_conversation_follow_up_gets_continuity_depth(engine: Engine) -> None:
+    first = engine.ask({"query": "where is parse_config defined?", "conversationId": "c1"})
+    assert first["depth"] == "D0" and first["conversationId"] == "c1"
+    assert first["meta"]["llmCalled"] is False  # no key: extractive, labelled
+    follow = engine.ask({"query": "and the tests?", "conversationId": "c1"})
+    assert follow["depth"] == "D1" and follow["depthSignals"]
+    other = engine.ask({"query": "and the tests?", "conversationId": "c2"})
+    assert other["depth"] != "D1" or not other["depthSignals"]  # no memory leaks across ids
+    log = engine.storage / "logs" / "depth-decisions.jsonl"
+    assert len(log.read_text().splitlines()) == 3
+
+
+def test_selection_is_evidence(engine: Engine) -> None:
+    answer = engine.ask(
+        {
+            "query": "what does this code do?",
+            "activeFile": "src/config_loader.py",
+            "selection": {"startLine": 5, "endLine": 8, "text": "def parse_config(path: str)"},
+            "minScore": 0.6,
+        }
+    )
+    spans = [(e["path"], e["startLine"], e["endLine"]) for e in answer["evidences"]]
+    assert ("src/config_loader.py", 5, 8) in spans
+    assert answer["state"] != "FAIL"
+
+
+def test_bad_selection_and_conversation_rejected(engine: Engine) -> None:
+    with pytest.raises(InputError, match="selection"):
+        engine.ask({"query": "x", "selection": {"startLine": 0, "endLine": 2, "text": "a"}})
+    with pytest.raises(InputError, match="conversationId"):
+        engine.ask({"query": "x", "conversationId": "c" * 500})
