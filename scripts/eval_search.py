@@ -310,7 +310,7 @@ def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[st
         feats = list(MODE_FEATURES[mode])
         best_mrr = -1.0
         chosen: dict[str, float] = {}
-        for method in ("pointwise", "listwise"):
+        for method in ("listwise", "pointwise"):
             keep = list(range(len(feats)))
             while True:
                 if method == "listwise":
@@ -328,7 +328,10 @@ def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[st
             )
             mrr = float(np.mean([replay_table_mode(mode, pools)]))
             log(f"  {mode} {method}: dev MRR@10 {mrr:.4f}")
-            if mrr > best_mrr:
+            # Listwise weights calibrate better (dev: hybrid 88.8 % kept / 12.2 % false vs
+            # 83.4 / 21.2 pointwise) at equal MRR: pointwise must win MRR clearly to be used.
+            margin = 0.01 if method == "pointwise" else 0.0
+            if mrr > best_mrr + margin or not chosen:
                 best_mrr, chosen = mrr, dict(SEARCH_WEIGHTS[mode])
         SEARCH_WEIGHTS[mode].clear()
         SEARCH_WEIGHTS[mode].update(chosen)

@@ -165,14 +165,17 @@ SEARCH_RANK_K = 10.0  # rank signals are K / (K + rank): 1 for the first, 0.5 at
 # unanswerable ones keep any hit >= 0.6.
 SEARCH_WEIGHTS: dict[str, dict[str, float]] = {
     "hybrid": {
-        "cos": 8.028, "coverage": 0.385, "rank_lex": 2.042, "rank_sem": 2.358, "symbol": 3.503,
-        "path": 1.944, "test": -5.717, "test_wanted": -2.803, "window": -5.131,
+        "cos": 20.179, "lex": 2.641, "coverage": 6.512, "rank_lex": -0.213, "rank_sem": 0.979,
+        "symbol": 9.416, "path": 10.673, "test": -4.546, "test_wanted": -1.159, "doc": 0.0,
+        "config": 0.0, "window": -4.079,
     },
     "lexical": {
-        "lex": 1.281, "coverage": 2.966, "rank_lex": 3.491, "symbol": 4.191, "path": 1.936,
-        "test": -5.426, "test_wanted": -2.498, "window": -4.336,
+        "lex": 25.687, "coverage": 9.282, "rank_lex": 1.971, "symbol": 10.854, "path": 11.368,
+        "test": -4.703, "test_wanted": -1.223, "window": -3.138,
     },
-    "semantic": {"cos": 9.013, "rank_sem": 3.262, "test": -5.219, "test_wanted": -2.017, "window": -5.194},
+    "semantic": {
+        "cos": 17.509, "rank_sem": 2.834, "test": -3.983, "test_wanted": -0.487, "window": -4.184,
+    },
 }  # fmt: skip
-SEARCH_THRESHOLD: dict[str, float] = {"hybrid": 8.6, "lexical": 6.3, "semantic": 7.3}
-SEARCH_TOP_SHARE: dict[str, float] = {"hybrid": 0.0, "lexical": 0.0, "semantic": 0.0}
+SEARCH_THRESHOLD: dict[str, float] = {"hybrid": 18.331, "lexical": 34.37, "semantic": 11.86}
+SEARCH_TOP_SHARE: dict[str, float] = {"hybrid": 0.9, "lexical": 0.9, "semantic": 0.9}

@@ -22,6 +22,17 @@ def _gist(ev: Evidence) -> str:
     return line if len(line) <= 120 else line[:117] + "..."
 
 
+EXTRACTIVE_FOOTER = "Set ANTHROPIC_API_KEY for a written answer from these passages."
+
+
+def extractive_frame(text: str) -> tuple[str, str, str]:
+    """(label line, cited body, footer): only the body makes claims to verify."""
+    lines = text.split("\n")
+    if len(lines) >= 2 and lines[0].startswith(EXTRACTIVE_LABEL) and lines[-1] == EXTRACTIVE_FOOTER:
+        return lines[0], "\n".join(lines[1:-1]), lines[-1]
+    return "", text, ""
+
+
 def extractive_answer(evidences: list[Evidence]) -> str:
     out = [f"{EXTRACTIVE_LABEL}. Found in the index:"]
     for ev in evidences:
@@ -30,5 +41,5 @@ def extractive_answer(evidences: list[Evidence]) -> str:
         gist = _gist(ev)
         gist_txt = f": `{gist.replace('`', chr(39))}`" if gist else ""
         out.append(f"- {kind}{name}in {ev.path}:{ev.start_line}-{ev.end_line}{gist_txt} [{ev.id}]")
-    out.append("Set ANTHROPIC_API_KEY for a written answer from these passages.")
+    out.append(EXTRACTIVE_FOOTER)
     return "\n".join(out)

@@ -25,7 +25,7 @@ from code_compass.answer.confidence import (
 from code_compass.answer.coverage import coverage_level, needs_suggestions
 from code_compass.answer.decision_log import DecisionLog, question_hash
 from code_compass.answer.evidence import CURRENT, PAGE, Dropped, Evidence, refresh
-from code_compass.answer.extractive import extractive_answer
+from code_compass.answer.extractive import extractive_answer, extractive_frame
 from code_compass.answer.language import detect_language
 from code_compass.answer.llm import LlmConfig, LlmError, LlmResult, complete
 from code_compass.answer.plan import FixedPlan, RetrievalPlan, plan_depth
@@ -220,8 +220,9 @@ def ask(
                     "try again later or check the API settings."
                 )
         if llm_result is not None or not llm.configured:
-            verification = verify(text, evidences, question)
-            text = verification.text
+            head, body, foot = extractive_frame(text) if not llm.configured else ("", text, "")
+            verification = verify(body, evidences, question)
+            text = "\n".join(part for part in (head, verification.text, foot) if part)
             a.applied.append("citations verified against the evidence sent")
             a.claims = verification.claims
             a.uncited_claims = len(verification.uncited_claims)
