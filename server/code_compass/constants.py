@@ -31,7 +31,7 @@ MAX_SYMBOL_CHUNK_LINES = 80  # longer symbol bodies are split with overlap
 SYMBOL_SPLIT_OVERLAP = 10
 
 # --- Index ---
-INDEX_FORMAT_VERSION = 1  # bump => clean rebuild on open
+INDEX_FORMAT_VERSION = 2  # bump => clean rebuild on open
 TANTIVY_WRITER_HEAP = 64_000_000
 TANTIVY_WRITER_THREADS = 1  # leave a core to the editor
 

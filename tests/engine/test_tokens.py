@@ -3,7 +3,7 @@ from code_compass.index.tokens import (
     IDENT_TOKENIZER,
     PARTS_TOKENIZER,
     STEM_TOKENIZER,
-    acronym_parts,
+    compound_parts,
     split_identifier,
 )
 
@@ -22,10 +22,20 @@ def test_parts_split_camel_snake_and_digits() -> None:
     ]  # fmt: skip
 
 
-def test_acronyms_split_in_python_where_rust_regex_cannot() -> None:
+def test_camel_and_acronyms_split_in_python_where_rust_regex_cannot() -> None:
     assert split_identifier("getHTTPResponse2") == ("get", "http", "response", "2")
-    assert set(acronym_parts("x = HTTPServer()").split()) == {"http", "server"}
-    assert acronym_parts("plain_words only") == ""
+    assert set(compound_parts("x = HTTPServer(parseConfig)").split()) == {
+        "http", "server", "parse", "config",
+    }  # fmt: skip
+    assert compound_parts("plain_words only = lowercase") == ""
+
+
+def test_body_stem_is_fast_simple_tokenizer_stemmed() -> None:
+    from code_compass.index.tokens import BODY_STEM_TOKENIZER
+
+    assert analyze("Parsing the parse_config files", BODY_STEM_TOKENIZER) == [
+        "pars", "pars", "config", "file",
+    ]  # fmt: skip
 
 
 def test_stem_field_drops_stop_words_and_stems() -> None:

@@ -17,22 +17,27 @@ import tantivy
 
 from code_compass.constants import TANTIVY_WRITER_HEAP, TANTIVY_WRITER_THREADS
 from code_compass.index.tokens import (
+    BODY_STEM_TOKENIZER,
     IDENT_TOKENIZER,
     PARTS_TOKENIZER,
     STEM_TOKENIZER,
-    acronym_parts,
+    WORDS_TOKENIZER,
+    body_stem_analyzer,
     ident_analyzer,
     identifiers,
+    is_compound,
     parts_analyzer,
     path_words,
     register_tokenizers,
     split_identifier,
     stem_analyzer,
+    words_analyzer,
 )
 
 # Field boosts: a match on a symbol name or path says more than one in a body (issue 2 item 5).
 FIELD_BOOSTS: dict[str, float] = {
     "body": 1.0,
+    "ids": 1.0,
     "stem": 0.6,
     "extra": 0.5,
     "symbol": 3.0,
@@ -43,10 +48,13 @@ _ANALYZERS = {
     IDENT_TOKENIZER: ident_analyzer,
     PARTS_TOKENIZER: parts_analyzer,
     STEM_TOKENIZER: stem_analyzer,
+    BODY_STEM_TOKENIZER: body_stem_analyzer,
+    WORDS_TOKENIZER: words_analyzer,
 }
 _FIELD_TOKENIZER = {
-    "body": IDENT_TOKENIZER,
-    "stem": STEM_TOKENIZER,
+    "body": WORDS_TOKENIZER,
+    "ids": "whitespace",
+    "stem": BODY_STEM_TOKENIZER,
     "extra": "whitespace",
     "symbol": IDENT_TOKENIZER,
     "symbol_parts": PARTS_TOKENIZER,
@@ -66,6 +74,8 @@ class LexicalDoc:
     category: str
     symbol: str
     text: str
+    extra: str = ""  # parts of camelCase identifiers (tokens.compound_terms)
+    ids: str = ""  # whole compound identifiers, lowercased (tokens.compound_terms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +162,8 @@ class LexicalIndex:
             category=d.category,
             body=d.text,
             stem=d.text,
-            extra=acronym_parts(d.text),
+            extra=d.extra,
+            ids=d.ids,
             symbol=d.symbol,
             symbol_parts=d.symbol,
             path_parts=path_words(d.path),
@@ -179,7 +190,7 @@ class LexicalIndex:
             return []
         shoulds: list[tuple[tantivy.Occur, tantivy.Query]] = []
         for field, tok in _FIELD_TOKENIZER.items():
-            for term in self._query_terms(query, tok):
+            for term in self._query_terms(query, field, tok):
                 q = tantivy.Query.term_query(self.schema, field, term)
                 shoulds.append(
                     (tantivy.Occur.Should, tantivy.Query.boost_query(q, FIELD_BOOSTS[field]))
@@ -196,10 +207,13 @@ class LexicalIndex:
             hits.append(LexicalHit(chunk_id=doc["chunk_id"][0], bm25=float(score), matched_terms=0))
         return hits
 
-    def count(
-        self, term: str, *, categories: tuple[str, ...] | None = None, field: str = "body"
-    ) -> int:
-        q = tantivy.Query.term_query(self.schema, field, term.lower())
+    @staticmethod
+    def _identifier_field(name: str) -> str:
+        """Whole compound identifiers live in `ids`; one-word ones are body words."""
+        return "ids" if is_compound(name) else "body"
+
+    def count(self, term: str, *, categories: tuple[str, ...] | None = None) -> int:
+        q = tantivy.Query.term_query(self.schema, self._identifier_field(term), term.lower())
         query_obj = self._filtered(q, None, None, categories)
         # limit >= 1: tantivy 0.27's binding panics on a zero limit; the count ignores it.
         result = self.index.searcher().search(query_obj, 1, count=True)
@@ -209,7 +223,7 @@ class LexicalIndex:
         self, term: str, limit: int, *, categories: tuple[str, ...] | None = None
     ) -> list[LexicalHit]:
         """Chunks containing an identifier as a whole token (hover evidence, code-lens lists)."""
-        q = tantivy.Query.term_query(self.schema, "body", term.lower())
+        q = tantivy.Query.term_query(self.schema, self._identifier_field(term), term.lower())
         searcher = self.index.searcher()
         result = searcher.search(self._filtered(q, None, None, categories), limit, count=False)
         return [LexicalHit(searcher.doc(a)["chunk_id"][0], float(s), 1) for s, a in result.hits]
@@ -238,9 +252,11 @@ class LexicalIndex:
         return musts[0][1] if len(musts) == 1 else tantivy.Query.boolean_query(musts)
 
     @staticmethod
-    def _query_terms(query: str, tokenizer: str) -> list[str]:
-        if tokenizer == "whitespace":  # the `extra` field holds Python-side identifier splits
+    def _query_terms(query: str, field: str, tokenizer: str) -> list[str]:
+        if field == "extra":  # Python-side camelCase splits
             return list(dict.fromkeys(w for i in identifiers(query) for w in split_identifier(i)))
+        if field == "ids":  # whole compound identifiers
+            return list(dict.fromkeys(i.lower() for i in identifiers(query) if is_compound(i)))
         return list(dict.fromkeys(analyze(query, tokenizer)))
 
     @staticmethod
