@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 from code_compass import __version__
 from code_compass.engine import Engine
 from code_compass.errors import InputError
+from code_compass.index.scan import ScanSettings
 from code_compass.records import SearchHit
 from code_compass.settings import EngineSettings
 from code_compass.validation import SEARCH_MODES, validate_search
@@ -91,7 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _open_engine(args: argparse.Namespace) -> tuple[Engine, list[str]]:
     settings = EngineSettings()
     if getattr(args, "max_file_kb", None) is not None:
-        settings = settings.merged({"maxFileSizeKb": args.max_file_kb})
+        if args.max_file_kb < 1:
+            raise InputError("--max-file-kb", "must be a positive number of kilobytes")
+        settings = EngineSettings(scan=ScanSettings(max_file_bytes=args.max_file_kb * 1024))
     engine = Engine.open(args.storage, settings)
     roots = args.workspace or [Path.cwd()]
     names = [engine.add_project(root) for root in roots]

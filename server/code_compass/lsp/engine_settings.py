@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from code_compass.index.scan import ScanSettings
 from code_compass.lsp.settings import Settings
+from code_compass.settings import EngineSettings
 
 
-def to_engine_settings(s: Settings) -> Any:
-    from code_compass.settings import EngineSettings
-
-    values: dict[str, Any] = {
-        "include": list(s.include),
-        "exclude": list(s.exclude),
-        "maxFileSizeKb": s.max_file_size_kb,
-        "embeddings.enabled": s.embeddings_enabled,
-        "search.minScore": s.search_min_score,
-        "search.topK": s.search_top_k,
-        "llm.model": s.llm_model,
-        "llm.maxTokens": s.llm_max_tokens,
-        "llm.temperature": s.llm_temperature,
-    }
-    if s.document_globs:
-        values["documentGlobs"] = list(s.document_globs)
-    return EngineSettings().merged(values)
+def to_engine_settings(s: Settings) -> EngineSettings:
+    # documentGlobs is accepted and reported by the client but not used by the engine yet.
+    return EngineSettings(
+        scan=ScanSettings(
+            max_file_bytes=s.max_file_size_kb * 1024, include=s.include, exclude=s.exclude
+        ),
+        embeddings=s.embeddings_enabled,
+        min_score=s.search_min_score,
+        top_k=s.search_top_k,
+        model=s.llm_model,
+        max_tokens=s.llm_max_tokens,
+        temperature=s.llm_temperature,
+    )
