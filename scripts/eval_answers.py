@@ -24,6 +24,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # the fake server lives with the tests
 
 from code_compass.answer import AskRequest, LlmConfig, ask  # noqa: E402
 from code_compass.engine import Engine  # noqa: E402
+from code_compass.index.scan import ScanSettings  # noqa: E402
+from code_compass.settings import EngineSettings  # noqa: E402
 from fakes.fake_anthropic import FakeAnthropic, Reply  # noqa: E402
 
 
@@ -38,7 +40,10 @@ def main(argv: list[str] | None = None) -> int:
 
     questions = [json.loads(x) for x in args.questions.read_text().splitlines() if x.strip()]
     with tempfile.TemporaryDirectory() as tmp:
-        engine = Engine.open(Path(tmp) / "storage")
+        # The questions and their scripted (deliberately hallucinated) replies live in eval/ and
+        # tests/: indexing them would let a question find itself, so they are left out.
+        settings = EngineSettings(scan=ScanSettings(exclude=("eval/", "tests/")))
+        engine = Engine.open(Path(tmp) / "storage", settings)
         engine.add_project(args.workspace)
         t0 = time.monotonic()
         summary = engine.index(embed=args.embed)

@@ -366,7 +366,12 @@ class Engine:
         return self.project(project).catalog.symbols_in_file(rel_path)
 
     def symbol_exists(self, name: str) -> bool:
-        return any(p.catalog.symbols_named(name) for p in self._scope(None))
+        """Defined, or at least written somewhere in the index (constants, fields, config keys
+        are not symbol-table entries): the answer's blocking rule is "exists nowhere"."""
+        scope = self._scope(None)
+        return any(p.catalog.symbols_named(name) for p in scope) or any(
+            p.lexical.count(name) > 0 for p in scope
+        )
 
     def mentions(self, name: str, project: str | None, limit: int) -> list[SearchHit]:
         """Passages that mention an identifier: documents first, then code."""
