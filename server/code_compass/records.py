@@ -78,6 +78,9 @@ class SearchHit:
     snippet: str
     chunk_id: str = ""
     signals: dict[str, float] = field(default_factory=dict)
+    # The chunk's whole indexed text (not sent to clients): what evidence re-reading compares
+    # with the current file. `snippet` is only the bounded display version.
+    text: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {

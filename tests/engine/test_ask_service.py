@@ -54,3 +54,17 @@ def test_bad_selection_and_conversation_rejected(engine: Engine) -> None:
         engine.ask({"query": "x", "selection": {"startLine": 0, "endLine": 2, "text": "a"}})
     with pytest.raises(InputError, match="conversationId"):
         engine.ask({"query": "x", "conversationId": "c" * 500})
+
+
+def test_long_unchanged_evidence_is_current_not_relocated(
+    tmp_path: Path, make_engine: Callable[..., Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    body = "\n".join(f"    total += step_{i}(value)" for i in range(60))
+    src = f"def accumulate_all_steps(value):\n    total = 0\n{body}\n    return total\n"
+    engine = make_engine(write_tree(tmp_path / "ws", {"calc.py": src}))
+    engine.index()
+    answer = engine.ask({"query": "accumulate_all_steps", "minScore": 0.0})
+    assert answer["evidences"] and answer["evidences"][0]["path"] == "calc.py"
+    # The display snippet is bounded, but re-reading compares the whole chunk: no false edit.
+    assert not any("re-located" in c for c in answer["confidence"]["caveats"])

@@ -14,6 +14,7 @@ from typing import Any
 
 from code_compass.answer.source import EvidenceSource
 from code_compass.constants import EVIDENCE_EDITED_MIN_RATIO, EVIDENCE_RELOCATE_MIN_MATCH
+from code_compass.index.textio import split_lines
 from code_compass.records import SearchHit
 
 # Why a hit's text is what it is.
@@ -99,10 +100,10 @@ def _anchors(snippet: list[str]) -> list[int]:
 
 def locate(snippet_text: str, current_text: str, start_line: int) -> tuple[int, str] | None:
     """Where the snippet's text is now: (new 1-based start line, status) or None if gone."""
-    snippet = _norm(snippet_text.splitlines())
+    snippet = _norm(split_lines(snippet_text))
     while snippet and not snippet[-1]:
         snippet.pop()
-    current = _norm(current_text.splitlines())
+    current = _norm(split_lines(current_text))
     if not any(snippet):
         return None
     at = start_line - 1
@@ -156,7 +157,7 @@ def refresh(
                 Evidence(ev_id, hit, hit.snippet[:max_chars], hit.start_line, hit.end_line, PAGE)
             )
             continue
-        found = locate(hit.snippet, current, hit.start_line)
+        found = locate(hit.text or hit.snippet, current, hit.start_line)
         if found is None:
             dropped.append(
                 Dropped(hit.path, hit.start_line, hit.end_line, "snippet no longer in the file")
@@ -164,7 +165,7 @@ def refresh(
             continue
         new_start, status = found
         length = hit.end_line - hit.start_line
-        lines = current.splitlines()
+        lines = split_lines(current)
         new_end = min(len(lines), new_start + length)
         text = "\n".join(lines[new_start - 1 : new_end])
         kept.append(Evidence(ev_id, hit, text[:max_chars], new_start, new_end, status))

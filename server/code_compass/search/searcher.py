@@ -50,6 +50,7 @@ def to_hit(c: Candidate) -> SearchHit:
         project=c.project,
         snippet=make_snippet(r.text),
         chunk_id=r.id,
+        text=r.text,
         signals={k: round(v, 4) for k, v in c.features.items()},
     )
 
