@@ -23,6 +23,10 @@ from code_compass.settings import EngineSettings
 from code_compass.validation import validate_search
 
 
+def say(msg: str) -> None:
+    print(f"[bench_live] {msg}", file=sys.stderr, flush=True)
+
+
 def pct(values: list[float], p: float) -> float:
     v = sorted(values)
     return v[min(len(v) - 1, round(p / 100 * (len(v) - 1)))] if v else float("nan")
@@ -58,6 +62,7 @@ def main() -> None:
         engine = Engine.open(Path(tmp) / "store", EngineSettings(embeddings=True))
         name = engine.add_project(ws)
 
+        say("busy phase: full index + embedding")
         # 1. Busy: a full index then embedding run on the writer/embedding threads.
         busy: dict[str, list[float]] = {"hover": [], "search": []}
         stop = threading.Event()
@@ -73,6 +78,7 @@ def main() -> None:
         t.join()
         embedded = engine.status()["projects"][0]["embedded"]
 
+        say(f"lexical {lexical_done:.1f}s; idle phase")
         # 2. Idle: pause embedding, same probes.
         link = engine._embeddings[name]
         link.worker.stop()
@@ -84,6 +90,7 @@ def main() -> None:
         stop.set()
         t.join()
 
+        say("saves (lexical)")
         # 3. Save -> searchable (lexical), through the real watcher.
         engine.start_watching(name)
         time.sleep(1.0)
@@ -99,6 +106,7 @@ def main() -> None:
             lex_lat.append((time.perf_counter() - t0) * 1000)
             time.sleep(0.1)
 
+        say("saves (semantic)")
         # 4. Save -> searchable semantically: every chunk of the edited file embedded.
         link.worker.start()
         sem_lat: list[float] = []

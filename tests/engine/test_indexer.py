@@ -159,3 +159,23 @@ def test_buffer_overlay_is_searchable_then_reverts(
     assert engine.wait_idle(10)
     assert _search(engine, "unsaved_quantum_flux") == []
     assert "src/config_loader.py:parse_config" in _search(engine, "parse_config")
+
+
+def test_document_globs_index_unknown_types_as_text(
+    tmp_path: Path, make_engine: Callable[..., Engine]
+) -> None:
+    from code_compass.index.scan import ScanSettings
+    from code_compass.settings import EngineSettings
+
+    ws = write_tree(tmp_path / "ws", {"notes/design.plan": "The flux capacitor needs care.\n"})
+    plain = make_engine(ws)
+    (summary,) = plain.index()
+    assert summary.files == 0 and summary.skipped.get("unsupported_type") == 1
+    plain.close()
+    docs = make_engine(
+        ws, settings=EngineSettings(embeddings=False, scan=ScanSettings(documents=("*.plan",)))
+    )
+    (summary,) = docs.index()
+    assert summary.files == 1
+    (hit,) = docs.search(validate_search("flux capacitor", mode="lexical"))
+    assert hit.path == "notes/design.plan" and hit.language == "text"

@@ -49,6 +49,8 @@ class ScanSettings:
     include: tuple[str, ...] = ()
     # Extra gitignore-style globs to leave out, on top of .gitignore and the defaults.
     exclude: tuple[str, ...] = ()
+    # Files to index as plain-text documents even when their type is not known (`*.adoc`).
+    documents: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,7 @@ class _Rules:
         self.settings = settings
         self.exclude = GlobMatcher(settings.exclude) if settings.exclude else None
         self.include = GlobMatcher(settings.include) if settings.include else None
+        self.documents = GlobMatcher(settings.documents) if settings.documents else None
 
     def base_stack(self) -> IgnoreStack:
         """.git/info/exclude, below every .gitignore in precedence."""
@@ -112,7 +115,9 @@ class _Rules:
         """After the exclusions and the symlink check: the include list and file type."""
         if self.include is not None and not self.include.matches(rel):
             return SKIP_NOT_INCLUDED
-        if language_for(rel) is None:
+        if language_for(rel) is None and not (
+            self.documents is not None and self.documents.matches(rel)
+        ):
             return SKIP_UNSUPPORTED
         return None
 

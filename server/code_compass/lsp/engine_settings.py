@@ -8,10 +8,12 @@ from code_compass.settings import EngineSettings
 
 
 def to_engine_settings(s: Settings) -> EngineSettings:
-    # documentGlobs is accepted and reported by the client but not used by the engine yet.
     return EngineSettings(
         scan=ScanSettings(
-            max_file_bytes=s.max_file_size_kb * 1024, include=s.include, exclude=s.exclude
+            max_file_bytes=s.max_file_size_kb * 1024,
+            include=s.include,
+            exclude=s.exclude,
+            documents=s.document_globs,
         ),
         embeddings=s.embeddings_enabled,
         min_score=s.search_min_score,
