@@ -110,7 +110,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if os.environ.get("CODE_COMPASS_ANNOUNCE_START"):  # crash tests time their kills from here
         print("indexing", flush=True)
     try:
-        summaries = engine.index(embed=not args.no_embed)
+        summaries = engine.index(embed=not args.no_embed, background_embed=False)
     finally:
         engine.close()
     if args.json:
@@ -173,7 +173,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         batch.append((None, _search_params(args, args.query)))
     engine, names = _open_engine(args)
     try:
-        engine.index(embed=False)  # cheap when nothing changed: stat-only diff
+        engine.index(embed=False, background_embed=False)  # stat-only diff when unchanged
         for qid, params in batch:
             if params.project is None:
                 params = _with_project(params, names[0] if len(names) == 1 else None)
@@ -267,7 +267,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     AskRequest.from_json(params).validated()  # bad input: exit 2 before anything is opened
     engine, names = _open_engine(args)
     try:
-        engine.index(embed=False)
+        engine.index(embed=False, background_embed=False)
         if len(names) > 1:
             params["project"] = "*"
         stream = not args.json and sys.stdout.isatty()

@@ -166,7 +166,11 @@ class Engine:
         embed: bool = True,
         progress: Callable[[IndexProgress], None] | None = None,
         cancel: threading.Event | None = None,
+        background_embed: bool = True,
     ) -> list[IndexSummary]:
+        """Index (incrementally) and then: `embed` waits until every chunk has its vector;
+        otherwise the embedding worker catches up in the background, unless
+        `background_embed` is off too (one-shot CLI commands that exit right after)."""
         names = [project] if project else self.projects()
         out: list[IndexSummary] = []
         for name in names:
@@ -186,7 +190,7 @@ class Engine:
                 self._states[name] = IndexProgress(name, "error", message=str(exc))
                 raise
             link = self._embeddings.get(name)
-            if link is not None:
+            if link is not None and (embed or background_embed):
                 link.worker.start()  # after the lexical index: search never waits for vectors
                 link.worker.wake()
                 if embed:
@@ -285,7 +289,9 @@ class Engine:
 
     def _job_full(self, project: str) -> None:
         if project in self.projects():
-            self.index(project)
+            # Never wait for embeddings here: the writer thread must stay free for watcher
+            # batches and buffers; the embedding worker catches up in the background.
+            self.index(project, embed=False)
 
     def _job_paths(self, project: str, rels: set[str]) -> None:
         if project in self.projects():
