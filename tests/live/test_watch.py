@@ -135,3 +135,28 @@ def test_buffer_edit_visible_before_save_and_gone_after_close(
     assert "unsaved_marker_value" not in (
         engine.read_text(engine.projects()[0], "app/core.py") or ""
     )
+
+
+def test_writer_never_waits_for_embeddings(
+    tmp_path: Path, make_engine: Callable[..., Engine]
+) -> None:
+    """A full index hands embedding to the background: edits are applied meanwhile."""
+    from code_compass.settings import EngineSettings
+
+    files: dict[str, str | bytes] = {
+        f"m{i}.py": "\n\n".join(
+            f"def fn_{i}_{j}(x):\n    '''Step {j} of module {i}.'''\n    return x * {j}\n"
+            for j in range(20)
+        )
+        for i in range(25)
+    }
+    ws = write_tree(tmp_path / "ws", files)
+    engine = make_engine(ws, settings=EngineSettings(embeddings=True))
+    name = engine.projects()[0]
+    engine.schedule_index(name)
+    assert engine.wait_idle(60)  # the lexical run is done: the writer is free again
+    status = engine.status()["projects"][0]
+    assert status["embedded"] < status["chunks"]  # ~500 chunks: embedding still under way
+    engine.set_buffer(ws / "m0.py", "def during_embedding_marker():\n    pass\n")
+    assert eventually(lambda: _paths(engine, "during_embedding_marker") == ["m0.py"], 5)
+    assert engine.status()["projects"][0]["state"] == "embedding"
