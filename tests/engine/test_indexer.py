@@ -179,3 +179,17 @@ def test_document_globs_index_unknown_types_as_text(
     assert summary.files == 1
     (hit,) = docs.search(validate_search("flux capacitor", mode="lexical"))
     assert hit.path == "notes/design.plan" and hit.language == "text"
+
+
+def test_pending_embeddings_newest_first(
+    tmp_path: Path, make_engine: Callable[..., Engine]
+) -> None:
+    ws = write_tree(
+        tmp_path / "ws", {f"old{i}.py": f"def old_{i}():\n    pass\n" for i in range(5)}
+    )
+    engine = make_engine(ws)
+    engine.index()
+    (ws / "fresh.py").write_text("def just_saved():\n    pass\n")
+    engine.update_paths(engine.projects()[0], ["fresh.py"])
+    (first,) = engine.project(engine.projects()[0]).catalog.pending_embeddings(1)
+    assert first.path == "fresh.py"  # a save is embedded before the backlog

@@ -213,8 +213,10 @@ class Catalog:
         return [ChunkRow(*r) for r in rows]  # type: ignore[arg-type]
 
     def pending_embeddings(self, limit: int) -> list[ChunkRow]:
+        """Newest first: a file just saved is embedded before an old backlog."""
         rows = self._query(
-            f"SELECT {self._CHUNK_COLS} FROM chunks WHERE embedded = 0 LIMIT ?", (limit,)
+            f"SELECT {self._CHUNK_COLS} FROM chunks WHERE embedded = 0 ORDER BY rowid DESC LIMIT ?",
+            (limit,),
         )
         return [ChunkRow(*r) for r in rows]  # type: ignore[arg-type]
 
