@@ -101,7 +101,10 @@ def main() -> None:
             token = f"livetoken{n}zq"
             target.write_text(original + f"\n\ndef {token}():\n    return {n}\n")
             t0 = time.perf_counter()
-            while not engine.search(validate_search(token, 1, mode="lexical", project=name)):
+            while not any(
+                token in h.snippet
+                for h in engine.search(validate_search(token, 3, mode="lexical", project=name))
+            ):
                 time.sleep(0.005)
             lex_lat.append((time.perf_counter() - t0) * 1000)
             time.sleep(0.1)

@@ -1,12 +1,13 @@
 """Search quality on the CodeSearchNet-style dev set: R@1/5/10, MRR@10 and calibration per mode.
 
     .venv/bin/python scripts/eval_search.py [--split dev|test|both] [--corpora django,go]
-    .venv/bin/python scripts/eval_search.py --fit   # refit SEARCH_WEIGHTS/SEARCH_BIAS on dev
+    .venv/bin/python scripts/eval_search.py --fit   # refit SEARCH_* weights and calibration on dev
 
 Queries are first sentences of docstrings/doc comments, blanked in the indexed copy
 (eval/search/devset.py). A hit is correct when it is in the target's file and holds the line of
 the definition's name (or carries its qualified symbol). Unanswerable queries are one corpus's
-queries run against another corpus (PAIRS). Calibration: the share of answerable queries whose
+queries run against a corpus of another domain (PAIRS;
+SAME_DOMAIN is reported too). Calibration: the share of answerable queries whose
 correct hit (when in the top 10) scores >= minScore, and the share of unanswerable queries with
 any hit >= minScore. `bm25` is the raw baseline: Tantivy's BM25 order with no calibration,
 de-duplication or caps. --fit tunes on the dev half only and prints the constants to paste.
@@ -32,9 +33,10 @@ import harness  # noqa: E402
 
 from code_compass.constants import (  # noqa: E402
     DEFAULT_MIN_SCORE,
+    SEARCH_ANSWER_WEIGHTS,
     SEARCH_CANDIDATE_POOL,
+    SEARCH_RANK_SLOPE,
     SEARCH_THRESHOLD,
-    SEARCH_TOP_SHARE,
     SEARCH_WEIGHTS,
 )
 from code_compass.engine import Engine  # noqa: E402
@@ -43,17 +45,46 @@ from code_compass.search.calibration import relevance, score_candidates  # noqa:
 from code_compass.search.candidates import Candidate  # noqa: E402
 from code_compass.search.fusion import diversify, fuse, merge  # noqa: E402
 from code_compass.search.searcher import lexical_candidates  # noqa: E402
-from code_compass.search.signals import FEATURES, query_info  # noqa: E402
+from code_compass.search.signals import (  # noqa: E402
+    FEATURES,
+    QUERY_SIGNALS,
+    query_info,
+    query_signals,
+)
 
-PAIRS = {"django": "typescript", "stdlib": "go", "typescript": "django", "go": "stdlib"}
+# Unanswerable queries: each corpus's queries against a corpus of another domain. rxjs (reactive
+# streams) shares no subject with the three others; Django's web framework none with it. The
+# earlier pairing stdlib<->go is still reported ("same-domain") but is not a clean negative set:
+# both are standard libraries, and many Go doc sentences have a real Python counterpart (on the
+# test split, "decodes \\uXXXX from the beginning of s" -> json's _decode_uXXXX, "returns all
+# values associated with the given key" -> email's Message.get_all).
+PAIRS = {"django": "typescript", "stdlib": "typescript", "typescript": "django", "go": "typescript"}
+SAME_DOMAIN = {"django": "stdlib", "stdlib": "go", "typescript": "django", "go": "stdlib"}
 MODES = ("lexical", "semantic", "hybrid")
 MODE_FEATURES = {
-    "lexical": ("lex", "coverage", "rank_lex", "symbol", "path", "test", "test_wanted", "window"),
+    "lexical": (
+        "lex",
+        "coverage",
+        "rank_lex",
+        "symbol",
+        "name",
+        "path",
+        "test",
+        "test_wanted",
+        "window",
+    ),
     "semantic": ("cos", "rank_sem", "test", "test_wanted", "window"),
     "hybrid": FEATURES,
 }
+ANSWER_FEATURES = {
+    "lexical": ("z_top", "lex_top", "bm25_per_word", "nwords"),
+    "semantic": ("z_top", "cos_top", "cos_gap", "nwords"),
+    "hybrid": QUERY_SIGNALS,
+}
+ANSWER_EVIDENCE = ("z_top", "cos_top", "cos_gap", "lex_top", "bm25_per_word")
+SLOPES = (0.1, 0.15, 0.2, 0.3, 0.5)  # >= 0.1: a list's scores must fall with its relevance
 TOP = 10
-EVIDENCE = ("cos", "lex", "coverage", "symbol", "path")
+EVIDENCE = ("cos", "lex", "coverage", "symbol", "name", "path")
 
 
 @dataclass
@@ -61,6 +92,7 @@ class Row:
     ranks: list[int | None] = field(default_factory=list)  # 0-based rank of the correct hit
     kept: list[bool] = field(default_factory=list)  # correct hit (top 10) scored >= minScore
     false_keep: list[bool] = field(default_factory=list)  # unanswerable: any hit >= minScore
+    false_same: list[bool] = field(default_factory=list)  # same, against SAME_DOMAIN's corpus
 
     def recall(self, k: int) -> float:
         return sum(1 for r in self.ranks if r is not None and r < k) / max(1, len(self.ranks))
@@ -129,15 +161,19 @@ def evaluate(
                 row.kept.append(hits[rank].score >= DEFAULT_MIN_SCORE)
             other = engine.search(params(q, PAIRS[q.corpus], mode))
             row.false_keep.append(bool(other) and other[0].score >= DEFAULT_MIN_SCORE)
+            if SAME_DOMAIN[q.corpus] != PAIRS[q.corpus]:
+                same = engine.search(params(q, SAME_DOMAIN[q.corpus], mode))
+                row.false_same.append(bool(same) and same[0].score >= DEFAULT_MIN_SCORE)
     return table
 
 
 def print_table(title: str, table: dict[tuple[str, str], Row], corpora: Sequence[str]) -> None:
     print(f"\n## {title}\n")
     print(
-        "| mode | corpus | n | R@1 | R@5 | R@10 | MRR@10 | correct kept >=0.6 | unanswerable kept |"
+        "| mode | corpus | n | R@1 | R@5 | R@10 | MRR@10 | correct kept >=0.6 | unanswerable kept"
+        " | same-domain kept |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     modes = sorted({m for m, _ in table}, key=lambda m: ("bm25", *MODES).index(m))
     for mode in modes:
         for c in corpora:
@@ -146,9 +182,10 @@ def print_table(title: str, table: dict[tuple[str, str], Row], corpora: Sequence
                 continue
             kept = f"{np.mean(r.kept):.1%}" if r.kept else "-"
             fk = f"{np.mean(r.false_keep):.1%}" if r.false_keep else "-"
+            fs = f"{np.mean(r.false_same):.1%}" if r.false_same else "-"
             print(
                 f"| {mode} | {c} | {len(r.ranks)} | {r.recall(1):.3f} | {r.recall(5):.3f} |"
-                f" {r.recall(10):.3f} | {r.mrr():.3f} | {kept} | {fk} |"
+                f" {r.recall(10):.3f} | {r.mrr():.3f} | {kept} | {fk} | {fs} |"
             )
     if all((m, c) in table for m in MODES for c in corpora):
         print("\nhybrid MRR@10 ratios (targets: >= 1.3x lexical, >= 1.15x semantic):")
@@ -171,6 +208,7 @@ class Pool:
     answerable: bool
     lex: list[Candidate]
     sem: list[Candidate]
+    same_domain: bool = False  # unanswerable pool against SAME_DOMAIN's corpus (reported only)
 
 
 def collect(engine: Engine, queries: Sequence[devset.Query]) -> list[Pool]:
@@ -178,22 +216,37 @@ def collect(engine: Engine, queries: Sequence[devset.Query]) -> list[Pool]:
     assert semantic is not None, "no semantic channel: run without --no-embed"
     pools: list[Pool] = []
     for q in queries:
-        for project, answerable in ((q.corpus, True), (PAIRS[q.corpus], False)):
+        targets = [(q.corpus, True, False), (PAIRS[q.corpus], False, False)]
+        if SAME_DOMAIN[q.corpus] != PAIRS[q.corpus]:
+            targets.append((SAME_DOMAIN[q.corpus], False, True))
+        for project, answerable, same in targets:
             proj = engine.project(project)
             p = params(q, project, "hybrid")
             lex = lexical_candidates(proj, p, SEARCH_CANDIDATE_POOL)
             sem = semantic(proj, p, SEARCH_CANDIDATE_POOL)
-            pools.append(Pool(q, answerable, lex, sem))
+            pools.append(Pool(q, answerable, lex, sem, same))
     return pools
+
+
+def scored(mode: str, pool: Pool) -> tuple[list[Candidate], dict[str, float]]:
+    """A mode's scored candidates of one pool (best first) and the list's query signals."""
+    qi = query_info(pool.q.query)
+    if mode == "hybrid":
+        src = merge(pool.lex, pool.sem)
+    else:
+        src = pool.lex if mode == "lexical" else pool.sem
+    out = score_candidates(src, qi, mode)
+    zs = [relevance(c.features, mode) for c in out]
+    cosines = [c.cosine for c in out if c.cosine is not None]
+    qsig = query_signals([c.features for c in out], cosines, max(zs, default=0.0), len(qi.words))
+    return out, qsig
 
 
 def ranked(mode: str, pool: Pool) -> list[Candidate]:
     """What search_projects returns for one project (before minScore), replayed from a pool."""
-    qi = query_info(pool.q.query)
     if mode == "hybrid":
         return fuse(pool.q.query, pool.lex, pool.sem)
-    src = pool.lex if mode == "lexical" else pool.sem
-    return diversify(score_candidates(src, qi, mode))
+    return diversify(scored(mode, pool)[0])
 
 
 def is_hit(pool: Pool, c: Candidate) -> bool:
@@ -210,23 +263,25 @@ def design(mode: str, pools: Sequence[Pool]) -> tuple[np.ndarray, np.ndarray, np
     for gi, pool in enumerate(pools):
         if not pool.answerable:
             continue
-        cands = pool.lex if mode == "lexical" else pool.sem if mode == "semantic" else None
-        if cands is None:
-            cands = merge(pool.lex, pool.sem)
-        scored = score_candidates(cands, query_info(pool.q.query), mode)
-        for c in scored:
+        for c in scored(mode, pool)[0]:
             xs.append([c.features[f] for f in feats])
             ys.append(1.0 if is_hit(pool, c) else 0.0)
             ws.append(float(gi))
     return np.array(xs), np.array(ys), np.array(ws)
 
 
-def logistic(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
-    """Pointwise L2 logistic regression by Newton's method; positives up-weighted (rare)."""
+def logistic(x: np.ndarray, y: np.ndarray, l2: float, balanced: bool = False) -> np.ndarray:
+    """L2 logistic regression by Newton's method; returns (weights..., bias).
+
+    Positives are up-weighted (rare: one per query), or both classes weigh half when balanced.
+    """
     xb = np.hstack([x, np.ones((len(x), 1))])
     beta = np.zeros(xb.shape[1])
     pos = max(1.0, float(y.sum()))
-    w = np.where(y > 0, (len(y) - pos) / pos / 10, 1.0)
+    if balanced:
+        w = np.where(y > 0, 0.5 * len(y) / pos, 0.5 * len(y) / max(1.0, len(y) - pos))
+    else:
+        w = np.where(y > 0, (len(y) - pos) / pos / 10, 1.0)
     reg = np.full(xb.shape[1], max(l2, 1e-3))
     reg[-1] = 0.0
     for _ in range(50):
@@ -237,7 +292,7 @@ def logistic(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
         beta -= step
         if np.abs(step).max() < 1e-6:
             break
-    return beta[:-1]
+    return beta
 
 
 def listwise(x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float) -> np.ndarray:
@@ -266,42 +321,87 @@ def listwise(x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float) -> np.
     return beta
 
 
-def calibration_points(
-    mode: str, pools: Sequence[Pool]
-) -> tuple[list[tuple[float, float]], list[float]]:
-    """(z, z_top) of correct hits in the top 10 (answerable), z_top of unanswerable queries."""
-    pos: list[tuple[float, float]] = []
-    neg: list[float] = []
+@dataclass
+class CalPoint:
+    corpus: str
+    qsig: np.ndarray  # the list's query signals (ANSWER_FEATURES order)
+    answerable: bool
+    delta: float = 0.0  # z of the correct hit minus z_top (answerable, hit in the top 10)
+
+
+def calibration_points(mode: str, pools: Sequence[Pool]) -> list[CalPoint]:
+    """Answerable queries whose correct hit is in the top 10, and unanswerable queries (PAIRS)."""
+    names = ANSWER_FEATURES[mode]
+    out: list[CalPoint] = []
     for pool in pools:
-        top = ranked(mode, pool)[:TOP]
+        if pool.same_domain:
+            continue
+        cands, qsig = scored(mode, pool)
+        top = diversify(cands)[:TOP]
         if not top:
             continue
-        z_top = relevance(top[0].features, mode)
-        if pool.answerable:
-            hit = next((c for c in top if is_hit(pool, c)), None)
-            if hit is not None:
-                pos.append((relevance(hit.features, mode), z_top))
-        else:
-            neg.append(z_top)
-    return pos, neg
+        vec = np.array([qsig[n] for n in names])
+        if not pool.answerable:
+            out.append(CalPoint(pool.q.corpus, vec, False))
+            continue
+        hit = next((c for c in top if is_hit(pool, c)), None)
+        if hit is not None:
+            delta = relevance(hit.features, mode) - qsig["z_top"]
+            out.append(CalPoint(pool.q.corpus, vec, True, delta))
+    return out
 
 
-def place_threshold(pos: np.ndarray, neg: np.ndarray) -> tuple[float, float, float]:
-    """(threshold, kept share, false-keep share): mid-point of the range meeting both targets
-    (>= 90 % kept, <= 10 % false), else the point maximising kept minus false (Youden's J)."""
-    best = (0.0, 0.0, 1.0)
-    feasible: list[float] = []
-    for t in np.unique(np.concatenate([pos, neg])):
-        keep = float((pos >= t).mean()) if len(pos) else 0.0
-        fk = float((neg >= t).mean()) if len(neg) else 0.0
-        if keep >= 0.9 and fk <= 0.1:
-            feasible.append(float(t))
-        if keep - fk > best[1] - best[2]:
-            best = (float(t), keep, fk)
-    if feasible:
-        t = (min(feasible) + max(feasible)) / 2
-        return t, float((pos >= t).mean()), float((neg >= t).mean())
-    return best
+def shares(
+    points: Sequence[CalPoint], v: np.ndarray, slope: float, t: float
+) -> dict[str, tuple[float, float]]:
+    """Per corpus: (share of correct hits kept >= 0.6, share of unanswerable with a hit >= 0.6)."""
+    out: dict[str, tuple[float, float]] = {}
+    for c in sorted({p.corpus for p in points}):
+        kept = [p.qsig @ v + slope * p.delta >= t for p in points if p.corpus == c and p.answerable]
+        false = [p.qsig @ v >= t for p in points if p.corpus == c and not p.answerable]
+        out[c] = (float(np.mean(kept)) if kept else 0.0, float(np.mean(false)) if false else 0.0)
+    return out
+
+
+def fit_calibration(
+    mode: str, pools: Sequence[Pool], log: Callable[[str], None]
+) -> tuple[dict[str, float], float, float]:
+    """Answer weights (logistic: answered vs unanswerable), then the slope and threshold whose
+    worst corpus is furthest inside the targets (>= 90 % kept, <= 10 % false)."""
+    names = list(ANSWER_FEATURES[mode])
+    points = calibration_points(mode, pools)
+    x = np.array([p.qsig for p in points])
+    y = np.array([1.0 if p.answerable else 0.0 for p in points])
+    keep = list(range(len(names)))
+    while True:
+        mu, sd = x[:, keep].mean(0), x[:, keep].std(0) + 1e-9
+        beta = logistic((x[:, keep] - mu) / sd, y, 1e-2, balanced=True)
+        coef = beta[:-1] / sd
+        # Evidence of the whole list must never lower a hit's score (monotonic calibration).
+        bad = [k for k, c in zip(keep, coef, strict=True) if names[k] in ANSWER_EVIDENCE and c < 0]
+        if not bad:
+            break
+        keep.remove(bad[0])
+    v = np.zeros(len(names))
+    v[keep] = coef
+    answers = x @ v
+    best: tuple[tuple[float, float], float, float] | None = None
+    for slope in SLOPES:
+        for t in np.quantile(answers, np.linspace(0.01, 0.99, 197)):
+            res = shares(points, v, slope, float(t))
+            worst = min(min(k - 0.9, 0.1 - f) for k, f in res.values())
+            key = (worst, float(np.mean([k - f for k, f in res.values()])))
+            if best is None or key > best[0]:
+                best = (key, slope, float(t))
+    assert best is not None
+    _, slope, t = best
+    res = shares(points, v, slope, t)
+    log(
+        f"calibrate {mode}: slope {slope}, dev kept/false "
+        + ", ".join(f"{c} {k:.1%}/{f:.1%}" for c, (k, f) in res.items())
+    )
+    weights = {names[k]: round(float(v[k]), 3) for k in keep}
+    return weights, slope, round(t, 3)
 
 
 def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[str, object]:
@@ -316,7 +416,7 @@ def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[st
                 if method == "listwise":
                     coef = listwise(x[:, keep], y, groups, l2)
                 else:
-                    coef = logistic(x[:, keep], y, l2)
+                    coef = logistic(x[:, keep], y, l2)[:-1]
                 # Evidence must never lower the score (monotonic calibration): drop it.
                 bad = [k for k, c in zip(keep, coef, strict=True) if feats[k] in EVIDENCE and c < 0]
                 if not bad:
@@ -326,35 +426,24 @@ def fit(pools: Sequence[Pool], l2: float, log: Callable[[str], None]) -> dict[st
             SEARCH_WEIGHTS[mode].update(
                 {feats[k]: round(float(c), 3) for k, c in zip(keep, coef, strict=True)}
             )
-            mrr = float(np.mean([replay_table_mode(mode, pools)]))
+            mrr = replay_table_mode(mode, pools)
             log(f"  {mode} {method}: dev MRR@10 {mrr:.4f}")
-            # Listwise weights calibrate better (dev: hybrid 88.8 % kept / 12.2 % false vs
-            # 83.4 / 21.2 pointwise) at equal MRR: pointwise must win MRR clearly to be used.
+            # Listwise weights calibrate better at equal MRR: pointwise must win clearly.
             margin = 0.01 if method == "pointwise" else 0.0
             if mrr > best_mrr + margin or not chosen:
                 best_mrr, chosen = mrr, dict(SEARCH_WEIGHTS[mode])
         SEARCH_WEIGHTS[mode].clear()
         SEARCH_WEIGHTS[mode].update(chosen)
-        pos, neg = calibration_points(mode, pools)
-        zi = np.array([p[0] for p in pos])
-        zt = np.array([p[1] for p in pos])
-        nz = np.array(neg)
-        best: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
-        for share in np.arange(0.0, 0.91, 0.05):
-            # A hit clears 0.6 when (1 - share) * z + share * z_top >= threshold.
-            t, kept, fk = place_threshold((1 - share) * zi + share * zt, nz)
-            if kept - fk > best[2] - best[3] + 1e-9:
-                best = (float(share), t, kept, fk)
-        SEARCH_TOP_SHARE[mode] = round(best[0], 2)
-        SEARCH_THRESHOLD[mode] = round(best[1], 3)
-        log(
-            f"fit {mode}: {len(y)} candidates, {int(y.sum())} positives; share {best[0]:.2f},"
-            f" threshold {best[1]:.2f}: dev kept {best[2]:.1%}, false {best[3]:.1%}"
-        )
+        answer, slope, t = fit_calibration(mode, pools, log)
+        SEARCH_ANSWER_WEIGHTS[mode].clear()
+        SEARCH_ANSWER_WEIGHTS[mode].update(answer)
+        SEARCH_RANK_SLOPE[mode] = slope
+        SEARCH_THRESHOLD[mode] = t
     return {
         "weights": {m: dict(SEARCH_WEIGHTS[m]) for m in MODES},
+        "answer_weights": {m: dict(SEARCH_ANSWER_WEIGHTS[m]) for m in MODES},
         "threshold": dict(SEARCH_THRESHOLD),
-        "top_share": dict(SEARCH_TOP_SHARE),
+        "rank_slope": dict(SEARCH_RANK_SLOPE),
     }
 
 
@@ -381,7 +470,8 @@ def replay_table(pools: Sequence[Pool]) -> dict[tuple[str, str], Row]:
                 if rank is not None:
                     row.kept.append(top[rank].score >= DEFAULT_MIN_SCORE)
             else:
-                row.false_keep.append(bool(top) and top[0].score >= DEFAULT_MIN_SCORE)
+                fk = bool(top) and top[0].score >= DEFAULT_MIN_SCORE
+                (row.false_same if pool.same_domain else row.false_keep).append(fk)
     return table
 
 
@@ -425,8 +515,9 @@ def main(argv: list[str] | None = None) -> int:
         print_table("dev, fitted (replayed)", replay_table(pools), corpora)
         print("\n# paste into constants.py")
         print(f"SEARCH_WEIGHTS = {json.dumps(fitted['weights'])}")
+        print(f"SEARCH_ANSWER_WEIGHTS = {json.dumps(fitted['answer_weights'])}")
         print(f"SEARCH_THRESHOLD = {json.dumps(fitted['threshold'])}")
-        print(f"SEARCH_TOP_SHARE = {json.dumps(fitted['top_share'])}")
+        print(f"SEARCH_RANK_SLOPE = {json.dumps(fitted['rank_slope'])}")
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     for split in splits:
         t0 = time.perf_counter()

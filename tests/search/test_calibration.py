@@ -6,9 +6,20 @@ import itertools
 
 import pytest
 
-from code_compass.constants import DEFAULT_MIN_SCORE, SEARCH_WEIGHTS
-from code_compass.search.calibration import MODES, calibrated, score_candidates
-from code_compass.search.signals import FEATURES, bm25_strength, query_info, text_coverage
+from code_compass.constants import (
+    DEFAULT_MIN_SCORE,
+    SEARCH_ANSWER_WEIGHTS,
+    SEARCH_RANK_SLOPE,
+    SEARCH_WEIGHTS,
+)
+from code_compass.search.calibration import MODES, calibrated, relevance, score_candidates
+from code_compass.search.signals import (
+    FEATURES,
+    bm25_strength,
+    query_info,
+    query_signals,
+    text_coverage,
+)
 from tests.search.helpers import cand, row
 
 # Signals that say "this chunk matches the query": more of them can never lower the score.
@@ -70,3 +81,50 @@ def test_candidates_missing_from_the_semantic_list_get_its_floor_cosine() -> Non
     out = {c.row.id: c for c in score_candidates([a, b, lex_only], query_info("x y"), "hybrid")}
     assert out["c"].features["cos"] == pytest.approx(0.4)
     assert out["a"].features["cos"] == pytest.approx(0.7)
+
+
+def test_query_signals_describe_the_whole_list() -> None:
+    feats = [{"lex": bm25_strength(12.0, 3)}, {"lex": bm25_strength(3.0, 3)}]
+    q = query_signals(feats, [0.4, 0.65, 0.5], z_top=7.0, n_words=3)
+    assert q["z_top"] == 7.0
+    assert q["cos_top"] == pytest.approx(0.65)
+    assert q["cos_gap"] == pytest.approx(0.15)  # lead of the best cosine over the second
+    assert q["lex_top"] == pytest.approx(feats[0]["lex"])
+    assert q["bm25_per_word"] == pytest.approx(12.0 / 3 / 10)  # read back from `lex`
+    assert query_signals([], [], 0.0, 0) == {
+        "z_top": 0.0, "cos_top": 0.0, "cos_gap": 0.0, "lex_top": 0.0, "bm25_per_word": 0.0,
+        "nwords": 0.0,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_list_evidence_never_lowers_a_score_and_scores_fall_with_relevance(mode: str) -> None:
+    assert SEARCH_RANK_SLOPE[mode] >= 0.1  # strictly increasing in z within a list
+    for g, w in SEARCH_ANSWER_WEIGHTS[mode].items():
+        if g != "nwords":
+            assert w >= 0, f"{mode}: answer weight of {g} is negative"
+    hits = [
+        cand(row(f"c{i}", f"m{i}.py"), cosine=0.7 - 0.05 * i, semantic_rank=i, bm25=9.0 - i,
+             lexical_rank=i)
+        for i in range(5)
+    ]  # fmt: skip
+    out = score_candidates(hits, query_info("parse config file"), mode)
+    scores = [c.score for c in out]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
+
+
+def test_a_stronger_list_lifts_the_same_hit() -> None:
+    """The same hit scores higher when the list's best cosine is higher (the workspace answers)."""
+    feats = _base() | {"cos": 0.45, "lex": 0.8, "coverage": 0.5}
+    weak = query_signals([feats], [0.45, 0.44], 0.0, 3)
+    strong = query_signals([feats], [0.7, 0.45], 0.0, 3)
+    weak["z_top"] = strong["z_top"] = relevance(feats, "hybrid")
+    assert calibrated(feats, "hybrid", strong) > calibrated(feats, "hybrid", weak)
+
+
+def test_name_signal_finds_query_words_glued_into_the_definitions_name() -> None:
+    q = query_info("Return a complete week as a table row")
+    r = row("w", "calendar.py", symbol="HTMLCalendar.formatweek", text="def formatweek(self):\n")
+    f = score_candidates([cand(r, bm25=3.0, lexical_rank=0)], q, "hybrid")[0].features
+    assert f["symbol"] == 0.0  # no whole word of the query is a word of the symbol
+    assert f["name"] == pytest.approx(1 / 5)  # "week" is inside "formatweek"

@@ -9,8 +9,10 @@ asks for tests), a symbol rather than a loose window of module code.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -26,6 +28,7 @@ FEATURES = (
     "rank_lex",
     "rank_sem",
     "symbol",
+    "name",
     "path",
     "test",
     "test_wanted",
@@ -33,6 +36,8 @@ FEATURES = (
     "config",
     "window",
 )
+# Signals of the whole list (calibration.py's answerability term), not of one hit.
+QUERY_SIGNALS = ("z_top", "cos_top", "cos_gap", "lex_top", "bm25_per_word", "nwords")
 _WANTS_TESTS = re.compile(r"\b(tests?|testing|tested|spec|specs|fixtures?|unittest|pytest)\b", re.I)
 _LOOSE_KINDS = frozenset({"module", "window"})
 # BM25 strength saturates per query word: bm25 ~ SATURATION * words is a strong match.
@@ -96,10 +101,36 @@ def compute(c: Candidate, q: QueryInfo, cos_floor: float = 0.0) -> dict[str, flo
         "rank_lex": rank_signal(c.lexical_rank),
         "rank_sem": rank_signal(c.semantic_rank),
         "symbol": word_share(q.words, _name_words(row.symbol)),
+        # The definition's own name (last part of the qualified symbol), by substring: stems
+        # find glued names too ("week" in formatweek, "formset" in BaseInlineFormSet).
+        "name": text_coverage(q.words, row.symbol.rsplit(".", 1)[-1]),
         "path": word_share(q.words, _name_words(path_words(row.path))),
         "test": 1.0 if is_test and not q.wants_tests else 0.0,
         "test_wanted": 1.0 if is_test and q.wants_tests else 0.0,
         "doc": 1.0 if row.category == "doc" else 0.0,
         "config": 1.0 if row.category == "config" else 0.0,
         "window": 1.0 if row.kind in _LOOSE_KINDS else 0.0,
+    }
+
+
+def query_signals(
+    features: Sequence[Mapping[str, float]], cosines: Sequence[float], z_top: float, n_words: int
+) -> dict[str, float]:
+    """How well a list answers its query: best relevance, best cosine and its lead over the
+    second (the semantic channel's raw cosines), best BM25 strength, and query length.
+
+    `bm25_per_word` is the strongest BM25 per query word, read back from `lex` (its saturating
+    transform) and capped: `lex` itself is near 1 for most matches, the raw ratio still orders
+    them.
+    """
+    top2 = heapq.nlargest(2, cosines)
+    lex_top = max((f.get("lex", 0.0) for f in features), default=0.0)
+    per_word = -_SATURATION * math.log(max(1e-9, 1.0 - lex_top))
+    return {
+        "z_top": z_top,
+        "cos_top": top2[0] if top2 else 0.0,
+        "cos_gap": top2[0] - top2[1] if len(top2) > 1 else 0.0,
+        "lex_top": lex_top,
+        "bm25_per_word": min(per_word, 10.0) / 10.0,
+        "nwords": min(n_words, 12) / 12.0,
     }

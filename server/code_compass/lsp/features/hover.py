@@ -6,6 +6,7 @@ Lexical index + symbol table only (no embeddings), so it stays within the hover 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -101,12 +102,22 @@ def _root_of(path: Path, rel: str) -> Path:
     return path.resolve().parents[parts - 1] if parts else path
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()!|<>~])")
+
+
 def _md_escape(text: str) -> str:
+    """For text inside a code span: only backticks could break out of it."""
     return text.replace("`", "'")
 
 
+def _md_text(text: str) -> str:
+    """Indexed text shown as Markdown is data: escape everything Markdown would act on
+    (links, images, emphasis; `__init__.py` must not turn bold)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
 def _link(root: Path, rel: str, line: int, paged: bool = False) -> str:
-    label = f"{rel}:{line}" if not paged else f"{rel} (page {line})"
+    label = _md_text(f"{rel}:{line}" if not paged else f"{rel} (page {line})")
     target = file_uri(root, rel) + ("" if paged else f"#L{line}")
     return f"[{label}]({target})"
 
@@ -130,7 +141,7 @@ def render(
         out.append("\n---\n**Mentioned in the docs**\n")
         for m in docs:
             paged = m.language == "pdf"
-            out.append(f"- {_link(root, m.path, m.line, paged)} — {_md_escape(m.snippet)}")
+            out.append(f"- {_link(root, m.path, m.line, paged)} — {_md_text(m.snippet)}")
     if code:
         out.append("\n---\n**Used in the code**\n")
         for m in code:
