@@ -59,8 +59,10 @@ def test_no_evidence_falls_below_min_score_and_strong_evidence_clears_it() -> No
     assert calibrated(nothing, "hybrid") < DEFAULT_MIN_SCORE
     assert calibrated(nothing, "lexical") < DEFAULT_MIN_SCORE
     assert calibrated(nothing, "semantic") < DEFAULT_MIN_SCORE
+    # Strong: the query's words are the definition's name, and both channels agree.
     strong = _base() | {
-        "cos": 0.8, "lex": 0.95, "coverage": 1.0, "rank_lex": 1.0, "rank_sem": 1.0, "symbol": 1.0
+        "cos": 0.8, "lex": 0.99, "coverage": 1.0, "rank_lex": 1.0, "rank_sem": 1.0, "symbol": 1.0,
+        "name": 1.0,
     }  # fmt: skip
     for mode in MODES:
         assert calibrated(strong, mode) > DEFAULT_MIN_SCORE
