@@ -47,6 +47,8 @@ def test_selection_is_evidence(engine: Engine) -> None:
     spans = [(e["path"], e["startLine"], e["endLine"]) for e in answer["evidences"]]
     assert ("src/config_loader.py", 5, 8) in spans
     assert answer["state"] != "FAIL"
+    # A selection that starts mid-line is evidence as whole lines, current, not "edited".
+    assert not any("re-located" in c for c in answer["confidence"]["caveats"])
 
 
 def test_bad_selection_and_conversation_rejected(engine: Engine) -> None:

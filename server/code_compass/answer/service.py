@@ -21,6 +21,7 @@ from code_compass.answer.source import EvidenceSource
 from code_compass.depth import ConversationStore, DecisionRecord, build_pack, classify, plan_for
 from code_compass.depth import DecisionLog as DepthLog
 from code_compass.errors import InputError
+from code_compass.index.textio import split_lines
 from code_compass.records import SearchHit
 
 MAX_CONVERSATION_ID = 128
@@ -149,10 +150,17 @@ def _selection(
         return text, []
     project = params.project if params.project not in (None, "*") else None
     for name in [project] if project else source.projects():
-        if source.read_text(name, active_file) is not None:
+        current = source.read_text(name, active_file)
+        if current is not None:
+            # Evidence is whole lines: a selection may start or end mid-line.
+            lines = split_lines(current)[first - 1 : last]
+            if not lines:
+                return text, []
+            whole = "\n".join(lines)
             hit = SearchHit(
                 path=active_file, start_line=first, end_line=last, score=1.0,
-                symbol="selection", kind="selection", language="", project=name, snippet=text,
+                symbol="selection", kind="selection", language="", project=name, snippet=whole,
+                text=whole,
             )  # fmt: skip
             return text, [hit]
     return text, []
