@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from code_compass.constants import LLM_TEMPERATURE
 from code_compass.errors import WorkspaceError
 from code_compass.index.indexer import Indexer
 from code_compass.index.jobs import WriterQueue
@@ -457,7 +458,10 @@ class Engine:
                 self._ask_service = AskService(self.storage / "logs")
             service = self._ask_service
         s = self.settings
-        llm = LlmConfig(model=s.model, max_tokens=s.max_tokens)
+        # The Messages API version SDK 2.x speaks rejects sampling parameters: temperature is
+        # sent only when the user changed it from the seed's default (docs/answers.md).
+        temperature = s.temperature if s.temperature != LLM_TEMPERATURE else None
+        llm = LlmConfig(model=s.model, max_tokens=s.max_tokens, temperature=temperature)
         names = self.projects()
         workspace = names[0] if len(names) == 1 else ", ".join(names)
         return service.ask(self, params, llm, on_text=on_text, workspace=workspace)
