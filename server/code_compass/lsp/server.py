@@ -134,9 +134,12 @@ class CodeCompassServer(LanguageServer):
         engine = self.require_engine()
         if project not in engine.projects():
             return None  # removed while queued
+        # Wait for (and report) embeddings only when no other folder is queued: a second
+        # folder's lexical index must not wait for the first one's vectors, which keep
+        # coming in the background either way.
         return engine.index(
             project,
-            embed=self.settings.current.embeddings_enabled,
+            embed=self.settings.current.embeddings_enabled and not self.indexer.queued(),
             progress=progress,
             cancel=cancel,
         )
