@@ -149,6 +149,9 @@ SYMBOL_DOC_MAX_CHARS = 1000  # Chunk.doc (docstring or leading comment)
 CODE_MAX_NESTING = 8  # containers in containers visited for member definitions
 
 # --- Hybrid search: fusion, diversity and the calibrated score (issue 3 items 4–5; search/) ---
+# Index size (chunks) the calibration's BM25 signals correspond to: the dev corpora have
+# 1,100-3,600 chunks (eval/search/corpora.json); other sizes are rescaled (search/searcher.py).
+BM25_REFERENCE_DOCS = 2500
 SEARCH_CANDIDATE_POOL = 50  # candidates each channel (lexical, semantic) hands to fusion
 SEARCH_MAX_HITS_PER_FILE = 2  # one file can't fill the list (issue 3 item 4)
 SEARCH_DEDUP_OVERLAP = 0.5  # same file, ranges sharing >= this share of the shorter one: keep one

@@ -6,9 +6,14 @@ chunks can't appear. Searching all projects caps hits per project (seed 000).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
-from code_compass.constants import MAX_PER_PROJECT_ALL_SCOPE, SEARCH_CANDIDATE_POOL
+from code_compass.constants import (
+    BM25_REFERENCE_DOCS,
+    MAX_PER_PROJECT_ALL_SCOPE,
+    SEARCH_CANDIDATE_POOL,
+)
 from code_compass.index.project import Project
 from code_compass.records import SearchHit, SearchParams
 from code_compass.search.candidates import Candidate
@@ -28,13 +33,30 @@ def lexical_candidates(project: Project, params: SearchParams, limit: int) -> li
         params.query, limit, path_prefix=params.path_prefix, language=params.language
     )
     rows = project.catalog.chunks_by_ids(h.chunk_id for h in hits)
+    scale = bm25_scale(project.lexical.num_docs()) if hits else 1.0
     out: list[Candidate] = []
     for rank, h in enumerate(hits):
         row = rows.get(h.chunk_id)
         if row is None:  # committed in Tantivy, not yet in the catalog (mid-batch): skip
             continue
-        out.append(Candidate(row=row, project=project.name, bm25=h.bm25, lexical_rank=rank))
+        bm25 = h.bm25 * scale
+        out.append(Candidate(row=row, project=project.name, bm25=bm25, lexical_rank=rank))
     return score_lexical(out, params.query)
+
+
+def _max_idf(n_docs: int) -> float:
+    """BM25's IDF of a term found in one chunk of an index of n_docs chunks."""
+    return math.log(1.0 + (max(n_docs, 1) - 0.5) / 1.5)
+
+
+def bm25_scale(n_docs: int) -> float:
+    """Rescale BM25 to the corpus size the calibration was fitted on.
+
+    IDF grows with the log of the index size, so the same perfect match scores ~5x lower BM25
+    in a 10-chunk workspace than in a 3,000-chunk one, and would fall below minScore. Dividing
+    by the largest possible IDF here and multiplying by the fitted corpora's makes BM25
+    strength mean the same in any workspace (the dev corpora's own factors stay ~0.9-1.1)."""
+    return _max_idf(BM25_REFERENCE_DOCS) / _max_idf(n_docs)
 
 
 def to_hit(c: Candidate) -> SearchHit:
