@@ -29,8 +29,9 @@ sys.path.insert(0, str(ROOT / "eval" / "search"))
 from benchdata import CACHE, django_source  # noqa: E402
 from code_compass.constants import SEARCH_CANDIDATE_POOL  # noqa: E402
 from code_compass.embed.model import Embedder  # noqa: E402
-from code_compass.embed.split import split_for_embedding  # noqa: E402
+from code_compass.embed.project_link import to_pending  # noqa: E402
 from code_compass.embed.vectors import VectorItem, VectorStore  # noqa: E402
+from code_compass.embed.worker import EmbeddingWorker  # noqa: E402
 from code_compass.engine import Engine  # noqa: E402
 from code_compass.index.project import Project  # noqa: E402
 from code_compass.records import SearchParams  # noqa: E402
@@ -64,16 +65,10 @@ def embed_some(project: Project, store: VectorStore, embedder: Embedder, limit: 
         todo = todo[:limit]
     done = 0
     t0 = time.perf_counter()
+    worker = EmbeddingWorker(lambda _n: [], embedder, store)  # the worker's own embedding path
     for s in range(0, len(todo), 64):
         rows = project.catalog.chunks_by_ids(todo[s : s + 64])
-        items: list[VectorItem] = []
-        for r in rows.values():
-            pieces = split_for_embedding(r.text, r.start_line, embedder)
-            if not pieces:
-                continue
-            vecs = embedder.embed([p.text for p in pieces])
-            items += [VectorItem(r.id, project.name, r.path, r.language, v) for v in vecs]
-        store.add(items)
+        worker.process([to_pending(project.name, r) for r in rows.values()])
         done += len(rows)
         if (s // 64) % 10 == 0:
             rate = done / max(1e-9, time.perf_counter() - t0)

@@ -155,9 +155,8 @@ class Engine:
     def update_settings(self, settings: EngineSettings) -> None:
         with self._lock:
             self.settings = settings
-            for name, idx in self._indexers.items():
+            for idx in self._indexers.values():
                 idx.settings = settings.scan
-                self._indexers[name] = idx
 
     # --- indexing ---
     def index(
@@ -354,12 +353,9 @@ class Engine:
 
     # --- search ---
     def search(self, params: SearchParams) -> list[SearchHit]:
-        if params.project and params.project != "*":
-            projects = [self.project(params.project)]
-        else:
-            with self._lock:
-                projects = list(self._projects.values())
-        return search_projects(projects, params, semantic=self._semantic, fuse=self._fuse)
+        return search_projects(
+            self._scope(params.project), params, semantic=self._semantic, fuse=self._fuse
+        )
 
     # Set by the embeddings layer when it is available (hybrid search).
     _semantic: Callable[[Project, SearchParams, int], list[Candidate]] | None = None

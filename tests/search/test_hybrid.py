@@ -11,6 +11,7 @@ from code_compass.embed.vectors import VectorStore
 from code_compass.engine import Engine
 from code_compass.records import SearchParams
 from code_compass.search.semantic import semantic_candidates
+from code_compass.settings import EngineSettings
 from tests.search.conftest import embed_project
 
 FILES: dict[str, str] = {
@@ -59,14 +60,13 @@ def test_hybrid_finds_a_paraphrased_function_lexical_search_misses(
     tmp_path: Path,
     tree: Callable[[Path, dict[str, str | bytes]], Path],
     make_engine: Callable[..., Engine],
-    hybrid: Callable[[Engine], dict[str, VectorStore]],
+    embedder: Embedder,
 ) -> None:
-    engine = make_engine(tree(tmp_path / "ws", dict(FILES)))
-    engine.index()
+    engine = make_engine(tree(tmp_path / "ws", dict(FILES)), settings=EngineSettings())
+    engine.index(embed=True)  # the engine wires its vector store and hybrid fusion itself
     lexical = engine.search(_params(QUESTION, "lexical"))
     # Lexical search only matches stray tokens ("a" of `[^a-z0-9]`): never a usable hit.
     assert not any(h.path == "text/slug.py" and h.score >= DEFAULT_MIN_SCORE for h in lexical)
-    hybrid(engine)
     hits = engine.search(_params(QUESTION, "hybrid"))
     assert hits and hits[0].path == "text/slug.py" and hits[0].symbol == "slugify"
     assert all(0.0 <= h.score <= 1.0 for h in hits)

@@ -14,9 +14,15 @@ from code_compass.embed.cache import EmbeddingCache
 from code_compass.embed.model import Embedder
 from code_compass.embed.vectors import VectorStore
 from code_compass.embed.worker import EmbeddingWorker, EmbedProgress, PendingChunk
+from code_compass.index.catalog import ChunkRow
 from code_compass.index.project import Project
 
 log = logging.getLogger(__name__)
+
+
+def to_pending(project: str, row: ChunkRow) -> PendingChunk:
+    """A catalog chunk as the embedding worker takes it."""
+    return PendingChunk(row.id, project, row.path, row.language, row.text, row.start_line)
 
 
 class ProjectEmbeddings:
@@ -58,8 +64,7 @@ class ProjectEmbeddings:
         if self.project.read_only:
             return []
         return [
-            PendingChunk(r.id, self.project.name, r.path, r.language, r.text, r.start_line)
-            for r in self.project.catalog.pending_embeddings(n)
+            to_pending(self.project.name, r) for r in self.project.catalog.pending_embeddings(n)
         ]
 
     def _pending(self) -> int:
