@@ -419,7 +419,9 @@ async function main() {
       await runPaletteCommand(page, "Code Compass: Search Code");
       await page.locator(".quick-input-widget input.input").waitFor({ state: "visible", timeout: 10_000 });
       await page.keyboard.type("circle area radius", { delay: 10 });
-      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "shapes.py" }).first();
+      // A README row's snippet also says "geometry/shapes.py": wait for the code hit itself
+      // (path:line), not whatever the half-typed query listed first.
+      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: /shapes\.py:\d+/ }).first();
       await row.waitFor({ timeout: 30_000 });
       await shot(page, "search-results");
       const label = await row.innerText();
