@@ -170,30 +170,29 @@ SEARCH_RANK_K = 10.0  # rank signals are K / (K + rank): 1 for the first, 0.5 at
 # ones keep any hit >= 0.6, worst corpus first.
 SEARCH_WEIGHTS: dict[str, dict[str, float]] = {
     "hybrid": {
-        "cos": 19.907, "lex": 1.883, "coverage": 6.762, "rank_lex": -0.055, "rank_sem": 0.669,
-        "symbol": 5.898, "name": 6.525, "path": 9.769, "test": -4.693, "test_wanted": -1.218,
-        "window": -3.762,
+        "cos": 19.684, "lex": 1.283, "coverage": 7.608, "rank_lex": 0.665, "rank_sem": 0.782,
+        "symbol": 5.361, "name": 6.16, "path": 9.769, "test": -4.722, "test_wanted": -1.095,
+        "window": -3.785,
     },
     "lexical": {
-        "lex": 25.739, "coverage": 9.278, "rank_lex": 2.274, "symbol": 6.062, "name": 8.239,
-        "path": 9.961, "test": -5.113, "test_wanted": -1.297, "window": -2.468,
+        "lex": 27.434, "coverage": 11.163, "rank_lex": 5.029, "symbol": 5.62, "name": 6.973,
+        "path": 11.444, "test": -5.238, "test_wanted": -1.811, "window": -1.898,
     },
     "semantic": {
-        "cos": 17.509, "rank_sem": 2.834, "test": -3.983, "test_wanted": -0.487,
-        "window": -4.184,
+        "cos": 17.512, "rank_sem": 2.828, "test": -3.983, "test_wanted": -0.487, "window": -4.169,
     },
 }  # fmt: skip
 SEARCH_ANSWER_WEIGHTS: dict[str, dict[str, float]] = {
     "hybrid": {
-        "z_top": 0.255, "cos_top": 16.623, "lex_top": 12.99, "bm25_per_word": 3.411,
-        "nwords": 3.427,
+        "z_top": 0.342, "cos_top": 15.721, "lex_top": 32.184, "bm25_per_word": 1.041,
+        "nwords": 2.577,
     },
     "lexical": {
-        "z_top": 0.521, "lex_top": 16.14, "bm25_per_word": 4.78, "nwords": 8.479,
+        "z_top": 0.511, "lex_top": 13.746, "bm25_per_word": 4.727, "nwords": 7.092,
     },
     "semantic": {
-        "z_top": 0.133, "cos_top": 26.347, "nwords": -0.662,
+        "z_top": 0.132, "cos_top": 26.348, "nwords": -0.637,
     },
 }  # fmt: skip
-SEARCH_THRESHOLD: dict[str, float] = {"hybrid": 29.368, "lexical": 42.159, "semantic": 14.111}
+SEARCH_THRESHOLD: dict[str, float] = {"hybrid": 47.834, "lexical": 42.156, "semantic": 14.116}
 SEARCH_RANK_SLOPE: dict[str, float] = {"hybrid": 0.1, "lexical": 0.1, "semantic": 0.1}

@@ -1,44 +1,60 @@
-from code_compass.index.lexical import analyze
+from pathlib import Path
+
+from code_compass.index.lexical import LexicalDoc, LexicalIndex, body_words
 from code_compass.index.tokens import (
-    IDENT_TOKENIZER,
-    PARTS_TOKENIZER,
-    STEM_TOKENIZER,
-    compound_parts,
+    code_terms,
+    path_terms,
     split_identifier,
+    stem_words,
+    symbol_terms,
+    word_stem,
 )
 
 
-def test_identifiers_kept_whole_and_lowercased() -> None:
-    assert analyze("parseConfig(parse_config, utf8)", IDENT_TOKENIZER) == [
-        "parseconfig",
-        "parse_config",
-        "utf8",
-    ]
-
-
-def test_parts_split_camel_snake_and_digits() -> None:
-    assert analyze("parseConfig parse_config utf8Decoder", PARTS_TOKENIZER) == [
-        "parse", "config", "parse", "config", "utf", "8", "decoder",
+def test_body_words_split_snake_case_and_keep_camel_case_glued() -> None:
+    assert body_words("parseConfig(parse_config, utf8)") == [
+        "parseconfig", "parse", "config", "utf8",
     ]  # fmt: skip
 
 
-def test_camel_and_acronyms_split_in_python_where_rust_regex_cannot() -> None:
+def test_code_terms_keep_snake_case_whole_and_split_camel_case() -> None:
     assert split_identifier("getHTTPResponse2") == ("get", "http", "response", "2")
-    assert set(compound_parts("x = HTTPServer(parseConfig)").split()) == {
-        "http", "server", "parse", "config",
+    terms = set(code_terms("x = HTTPServer(parseConfig, self._meta, __init__, MAX_SIZE)").split())
+    assert terms == {
+        "http", "server", "parse", "config", "_meta", "__init__", "max_size",
     }  # fmt: skip
-    assert compound_parts("plain_words only = lowercase") == ""
+    assert code_terms("plain words only = lowercase; Capitalized too") == ""
+    assert code_terms("café_crème = naïve") == ""  # non-ASCII letters: body words only
 
 
-def test_body_stem_is_fast_simple_tokenizer_stemmed() -> None:
-    from code_compass.index.tokens import BODY_STEM_TOKENIZER
+def test_symbol_and_path_terms_hold_wholes_and_parts() -> None:
+    assert symbol_terms("HttpServer.parseConfig") == (
+        "httpserver parseconfig http server parse config"
+    )
+    assert symbol_terms("save") == "save"
+    assert path_terms("src/HttpServer/url_utils.py") == "src http server url utils py"
 
-    assert analyze("Parsing the parse_config files", BODY_STEM_TOKENIZER) == [
-        "pars", "pars", "config", "file",
-    ]  # fmt: skip
 
-
-def test_stem_field_drops_stop_words_and_stems() -> None:
-    assert analyze("how is the parsing of configs done", STEM_TOKENIZER) == [
+def test_query_words_drop_stop_words_and_stem() -> None:
+    assert stem_words("how is the parsing of configs done") == [
         "how", "pars", "config", "done",
     ]  # fmt: skip
+    assert stem_words("HTTPServer") == ["http", "server"]
+    assert word_stem("parsing") == word_stem("parse") == "pars"
+
+
+def test_word_forms_match_at_query_time(tmp_path: Path) -> None:
+    index = LexicalIndex(tmp_path)
+    index.replace_paths(
+        [],
+        [
+            LexicalDoc("a", "a.py", "python", "code", "parse", "def parse(text): pass"),
+            LexicalDoc("b", "b.py", "python", "code", "load", "def load(queries): pass"),
+            LexicalDoc("c", "c.py", "python", "code", "parser", "class Parser: pass"),
+        ],
+    )
+    index.commit()
+    assert [h.chunk_id for h in index.search("parsing", 10)] == ["a"]  # not `parser`
+    assert [h.chunk_id for h in index.search("query", 10)] == ["b"]  # queri -> queries
+    assert index.count("parse") == 1
+    index.close()

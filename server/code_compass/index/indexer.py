@@ -28,7 +28,7 @@ from code_compass.index.lexical import LexicalDoc
 from code_compass.index.project import Project
 from code_compass.index.scan import FileEntry, ScanSettings, classify_path, scan_workspace
 from code_compass.index.summary import IndexProgress, IndexSummary
-from code_compass.index.tokens import compound_terms
+from code_compass.index.tokens import code_terms
 from code_compass.records import Chunk, ParsedFile, SymbolDef
 
 # Files per Tantivy commit + catalog transaction, or fewer when BATCH_SECONDS pass first: Tantivy
@@ -54,7 +54,7 @@ class _Parsed:
     row: FileRow
     chunks: list[tuple[str, Chunk, str]]
     symbols: list[SymbolDef]
-    terms: list[tuple[str, str]]  # per chunk: (compound ids, camel parts), from the loader
+    terms: list[str]  # per chunk: tokens.code_terms, computed by the loader (parse worker)
 
 
 def load_file(
@@ -86,7 +86,7 @@ def load_file(
         (chunk_id(entry.rel, ch), ch, category_for(entry.rel, ch.language)) for ch in parsed.chunks
     ]
     row = FileRow(entry.rel, digest, entry.size, entry.mtime_ns, entry.language, len(chunks))
-    terms = [compound_terms(ch.text) for ch in parsed.chunks]
+    terms = [code_terms(ch.text) for ch in parsed.chunks]
     return _Parsed(row, chunks, parsed.symbols, terms)
 
 
@@ -285,8 +285,8 @@ class Indexer:
         if self.project.read_only:
             return
         docs = [
-            LexicalDoc(cid, ch.path, ch.language, cat, ch.symbol, ch.text, parts, ids)
-            for (cid, ch, cat), (ids, parts) in zip(item.chunks, item.terms, strict=True)
+            LexicalDoc(cid, ch.path, ch.language, cat, ch.symbol, ch.text, code)
+            for (cid, ch, cat), code in zip(item.chunks, item.terms, strict=True)
         ]
         self.project.lexical.replace_paths([item.row.path], docs)
 

@@ -17,48 +17,39 @@ import tantivy
 
 from code_compass.constants import TANTIVY_WRITER_HEAP, TANTIVY_WRITER_THREADS
 from code_compass.index.tokens import (
-    BODY_STEM_TOKENIZER,
-    IDENT_TOKENIZER,
-    PARTS_TOKENIZER,
-    STEM_TOKENIZER,
     WORDS_TOKENIZER,
-    body_stem_analyzer,
-    ident_analyzer,
+    code_terms,
+    identifier_parts,
     identifiers,
-    is_compound,
-    parts_analyzer,
-    path_words,
+    is_stop_word,
+    is_underscored,
+    path_terms,
     register_tokenizers,
-    split_identifier,
-    stem_analyzer,
+    stem_words,
+    symbol_terms,
+    word_stem,
     words_analyzer,
 )
 
 # Field boosts: a match on a symbol name or path says more than one in a body (issue 2 item 5).
-FIELD_BOOSTS: dict[str, float] = {
-    "body": 1.0,
-    "ids": 1.0,
-    "stem": 0.6,
-    "extra": 0.5,
-    "symbol": 3.0,
-    "symbol_parts": 1.5,
-    "path_parts": 1.2,
-}
-_ANALYZERS = {
-    IDENT_TOKENIZER: ident_analyzer,
-    PARTS_TOKENIZER: parts_analyzer,
-    STEM_TOKENIZER: stem_analyzer,
-    BODY_STEM_TOKENIZER: body_stem_analyzer,
-    WORDS_TOKENIZER: words_analyzer,
-}
+BOOST_BODY = 1.0  # a query word as written
+BOOST_STEM = 0.6  # another form of it ("parsing" for `parse`)
+BOOST_WHOLE = 1.0  # a snake_case identifier of the query, whole
+BOOST_PART = 0.5  # a query word as a camelCase part (`parseConfig` for "config")
+BOOST_SYMBOL = 3.0  # a query identifier is a definition's name
+BOOST_SYMBOL_PART = 1.5  # a query word is part of a definition's name
+BOOST_PATH = 1.2  # a query word names a directory or file
+# Word forms: stems shorter than this are not expanded (too many unrelated words share them);
+# at most this many indexed words are looked at per stem (most frequent first).
+STEM_MIN_CHARS = 3
+STEM_MAX_VARIANTS = 200
+STEM_MAX_SUFFIX = 8  # Snowball strips at most about this much ("-izations"): skip longer words
+STEM_CACHE_SIZE = 4096
 _FIELD_TOKENIZER = {
-    "body": WORDS_TOKENIZER,
-    "ids": "whitespace",
-    "stem": BODY_STEM_TOKENIZER,
-    "extra": "whitespace",
-    "symbol": IDENT_TOKENIZER,
-    "symbol_parts": PARTS_TOKENIZER,
-    "path_parts": PARTS_TOKENIZER,
+    "body": WORDS_TOKENIZER,  # every word of the chunk (simple tokenizer)
+    "code": "whitespace",  # tokens.code_terms: snake_case wholes, camelCase parts
+    "symbol": "whitespace",  # tokens.symbol_terms
+    "path_parts": "whitespace",  # tokens.path_terms
 }
 
 
@@ -74,8 +65,7 @@ class LexicalDoc:
     category: str
     symbol: str
     text: str
-    extra: str = ""  # parts of camelCase identifiers (tokens.compound_terms)
-    ids: str = ""  # whole compound identifiers, lowercased (tokens.compound_terms)
+    code: str | None = None  # tokens.code_terms(text), precomputed by the parse workers
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +86,9 @@ def _schema() -> tantivy.Schema:
     return sb.build()
 
 
-def analyze(text: str, tokenizer: str) -> list[str]:
-    if tokenizer == "whitespace":
-        return text.lower().split()
-    return list(_ANALYZERS[tokenizer]().analyze(text))
+def body_words(text: str) -> list[str]:
+    """Words of a text as the body field holds them."""
+    return list(words_analyzer().analyze(text))
 
 
 class LexicalIndex:
@@ -111,6 +100,7 @@ class LexicalIndex:
         register_tokenizers(self.index)
         self._lock = threading.Lock()
         self._writer: tantivy.IndexWriter | None = None
+        self._forms: dict[str, tuple[str, ...]] = {}  # stem -> indexed word forms
         self.read_only = read_only
         if not read_only:
             self._open_writer()
@@ -146,6 +136,7 @@ class LexicalIndex:
         writer = self._require_writer()
         with self._lock:
             writer.commit()
+            self._forms = {}
         self.index.reload()
 
     def _require_writer(self) -> tantivy.IndexWriter:
@@ -161,17 +152,16 @@ class LexicalIndex:
             language=d.language,
             category=d.category,
             body=d.text,
-            stem=d.text,
-            extra=d.extra,
-            ids=d.ids,
-            symbol=d.symbol,
-            symbol_parts=d.symbol,
-            path_parts=path_words(d.path),
+            code=code_terms(d.text) if d.code is None else d.code,
+            symbol=symbol_terms(d.symbol),
+            path_parts=path_terms(d.path),
         )
 
     # --- reading ---
     def reload(self) -> None:
         self.index.reload()
+        with self._lock:
+            self._forms = {}
 
     def num_docs(self) -> int:
         return int(self.index.searcher().num_docs)
@@ -185,21 +175,13 @@ class LexicalIndex:
         language: str | None = None,
         categories: tuple[str, ...] | None = None,
     ) -> list[LexicalHit]:
-        words = self.query_words(query)
-        if not words:
+        if not self.query_words(query):
             return []
-        shoulds: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        for field, tok in _FIELD_TOKENIZER.items():
-            for term in self._query_terms(query, field, tok):
-                q = tantivy.Query.term_query(self.schema, field, term)
-                shoulds.append(
-                    (tantivy.Occur.Should, tantivy.Query.boost_query(q, FIELD_BOOSTS[field]))
-                )
-        if not shoulds:
-            return []
-        text_q = tantivy.Query.boolean_query(shoulds)
-        query_obj = self._filtered(text_q, path_prefix, language, categories)
         searcher = self.index.searcher()
+        text_q = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, q) for q in self._clauses(query, searcher)]
+        )
+        query_obj = self._filtered(text_q, path_prefix, language, categories)
         result = searcher.search(query_obj, limit, count=False)
         hits: list[LexicalHit] = []
         for score, addr in result.hits:
@@ -207,10 +189,64 @@ class LexicalIndex:
             hits.append(LexicalHit(chunk_id=doc["chunk_id"][0], bm25=float(score), matched_terms=0))
         return hits
 
+    def _clauses(self, query: str, searcher: tantivy.Searcher) -> list[tantivy.Query]:
+        """One boosted term clause per (field, term) (weights: the BOOST_* constants). Only
+        term clauses: Tantivy then prunes with block-max WAND (a disjunction-max clause for
+        the word forms measured ~2x slower: it scores every matching document)."""
+        boosts: dict[tuple[str, str], float] = {}
+
+        def add(field: str, term: str, boost: float) -> None:
+            boosts[field, term] = boosts.get((field, term), 0.0) + boost
+
+        for word in body_words(query):
+            if not is_stop_word(word):  # long posting lists that order nothing
+                add("body", word, BOOST_BODY)
+        wholes = [i.lower() for i in identifiers(query)]
+        parts = identifier_parts(query)
+        for whole in wholes:
+            if is_underscored(whole):
+                add("code", whole, BOOST_WHOLE)
+            add("symbol", whole, BOOST_SYMBOL)
+        for part in parts:
+            add("code", part, BOOST_PART)
+            add("symbol", part, BOOST_SYMBOL_PART)
+            add("path_parts", part, BOOST_PATH)
+        for stem in self.query_words(query):
+            for form in self._stem_forms(searcher, stem):
+                add("body", form, BOOST_STEM)
+        return [self._term(f, t, b) for (f, t), b in boosts.items()]
+
+    def _term(self, field: str, term: str, boost: float) -> tantivy.Query:
+        return tantivy.Query.boost_query(tantivy.Query.term_query(self.schema, field, term), boost)
+
+    def _stem_forms(self, searcher: tantivy.Searcher, stem: str) -> tuple[str, ...]:
+        """The indexed body words whose stem is `stem` ("pars" -> parse, parsed, parsing):
+        stemming at query time against the index's own vocabulary costs a few term-dictionary
+        walks per query instead of a second, stemmed copy of every body (~1.5x index time).
+        Cached until the next commit or reload."""
+        forms = self._forms.get(stem)
+        if forms is not None:
+            return forms
+        found: list[str] = []
+        if len(stem) >= STEM_MIN_CHARS:
+            prefixes = [stem, stem[:-1] + "y"] if stem.endswith("i") else [stem]  # queri: query
+            for prefix in prefixes:
+                walk = searcher.terms_with_prefix("body", prefix, limit=STEM_MAX_VARIANTS)
+                found.extend(
+                    word
+                    for word, _count in walk
+                    if len(word) <= len(stem) + STEM_MAX_SUFFIX and word_stem(word) == stem
+                )
+        with self._lock:
+            if len(self._forms) >= STEM_CACHE_SIZE:
+                self._forms.clear()
+            self._forms[stem] = forms = tuple(found)
+        return forms
+
     @staticmethod
     def _identifier_field(name: str) -> str:
-        """Whole compound identifiers live in `ids`; one-word ones are body words."""
-        return "ids" if is_compound(name) else "body"
+        """snake_case identifiers live whole in `code`; any other is one body word."""
+        return "code" if is_underscored(name) else "body"
 
     def count(self, term: str, *, categories: tuple[str, ...] | None = None) -> int:
         q = tantivy.Query.term_query(self.schema, self._identifier_field(term), term.lower())
@@ -252,16 +288,8 @@ class LexicalIndex:
         return musts[0][1] if len(musts) == 1 else tantivy.Query.boolean_query(musts)
 
     @staticmethod
-    def _query_terms(query: str, field: str, tokenizer: str) -> list[str]:
-        if field == "extra":  # Python-side camelCase splits
-            return list(dict.fromkeys(w for i in identifiers(query) for w in split_identifier(i)))
-        if field == "ids":  # whole compound identifiers
-            return list(dict.fromkeys(i.lower() for i in identifiers(query) if is_compound(i)))
-        return list(dict.fromkeys(analyze(query, tokenizer)))
-
-    @staticmethod
     def query_words(query: str) -> list[str]:
-        return list(dict.fromkeys(analyze(query, STEM_TOKENIZER)))
+        return list(dict.fromkeys(stem_words(query)))
 
     def close(self) -> None:
         with self._lock:
