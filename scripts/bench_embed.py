@@ -81,7 +81,9 @@ def django_chunks(root: Path) -> list[PendingChunk]:
             continue
         for c in parsed.chunks:
             chunk_id = f"{rel}:{c.start_line}-{c.end_line}"
-            out.append(PendingChunk(chunk_id, "django", rel, "python", c.text, c.start_line))
+            out.append(
+                PendingChunk(chunk_id, "django", rel, "python", c.text, c.start_line, c.symbol)
+            )
     return out
 
 
@@ -137,9 +139,7 @@ def main() -> int:
         cache = EmbeddingCache(Path(tmp) / "cache.sqlite", embedder.model_id)
         worker = EmbeddingWorker(lambda n: [], embedder, store, cache, low_priority=False)
         for part in rounds:
-            texts = [
-                p.text for c in part for p in split_for_embedding(c.text, c.start_line, embedder)
-            ]
+            texts = [t for c in part for t in worker.texts_for(c)]  # header line + piece
             ids = embedder.encode(texts)  # bare gets its tokens for free
             pieces_done += len(ids)
             w, c = time.perf_counter(), time.process_time()

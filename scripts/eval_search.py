@@ -492,8 +492,8 @@ def main(argv: list[str] | None = None) -> int:
 
     names = [n for n in args.corpora.split(",") if n] or None
     dirs = devset.build_all(None)  # every corpus: unanswerable queries need the paired one
-    engine, _stores = harness.open_engine(
-        devset.OUT / "storage", {n: d / "tree" for n, d in dirs.items()}, devset.OUT, log=log
+    engine = harness.open_engine(
+        devset.OUT / "storage", {n: d / "tree" for n, d in dirs.items()}, log=log
     )
     corpora = [n for n in dirs if names is None or n in names]
     queries = {n: devset.load_queries(dirs[n]) for n in corpora}

@@ -38,6 +38,7 @@ TANTIVY_WRITER_THREADS = 1  # leave a core to the editor
 # --- Embeddings (issue 3; ../shared/notes/offline-dependencies.md) ---
 EMBED_MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained at 256
 EMBED_DIMS = 384
+EMBED_TEXT_FORMAT = 2  # what the model reads for a piece (embed/split.py); bump => re-embed
 
 # --- Answers (seed 001) ---
 LLM_MAX_TOKENS = 1000  # seed 001 "Max Tokens: 1000"
@@ -170,29 +171,29 @@ SEARCH_RANK_K = 10.0  # rank signals are K / (K + rank): 1 for the first, 0.5 at
 # ones keep any hit >= 0.6, worst corpus first.
 SEARCH_WEIGHTS: dict[str, dict[str, float]] = {
     "hybrid": {
-        "cos": 19.684, "lex": 1.283, "coverage": 7.608, "rank_lex": 0.665, "rank_sem": 0.782,
-        "symbol": 5.361, "name": 6.16, "path": 9.769, "test": -4.722, "test_wanted": -1.095,
-        "window": -3.785,
+        "cos": 19.463, "lex": 1.235, "coverage": 7.554, "rank_lex": 0.533, "rank_sem": 1.58,
+        "symbol": 3.342, "name": 6.395, "path": 10.053, "test": -4.866, "test_wanted": -1.032,
+        "window": -4.123,
     },
     "lexical": {
         "lex": 27.434, "coverage": 11.163, "rank_lex": 5.029, "symbol": 5.62, "name": 6.973,
         "path": 11.444, "test": -5.238, "test_wanted": -1.811, "window": -1.898,
     },
     "semantic": {
-        "cos": 17.512, "rank_sem": 2.828, "test": -3.983, "test_wanted": -0.487, "window": -4.169,
+        "cos": 18.157, "rank_sem": 3.593, "test": -3.962, "test_wanted": -0.224, "window": -4.055,
     },
 }  # fmt: skip
 SEARCH_ANSWER_WEIGHTS: dict[str, dict[str, float]] = {
     "hybrid": {
-        "z_top": 0.342, "cos_top": 15.721, "lex_top": 32.184, "bm25_per_word": 1.041,
-        "nwords": 2.577,
+        "z_top": 0.277, "cos_top": 20.704, "lex_top": 42.829, "bm25_per_word": 0.563,
+        "nwords": 2.033,
     },
     "lexical": {
         "z_top": 0.511, "lex_top": 13.746, "bm25_per_word": 4.727, "nwords": 7.092,
     },
     "semantic": {
-        "z_top": 0.132, "cos_top": 26.348, "nwords": -0.637,
+        "z_top": 0.146, "cos_top": 27.775, "nwords": -0.655,
     },
 }  # fmt: skip
-SEARCH_THRESHOLD: dict[str, float] = {"hybrid": 47.834, "lexical": 42.156, "semantic": 14.116}
+SEARCH_THRESHOLD: dict[str, float] = {"hybrid": 59.205, "lexical": 42.156, "semantic": 14.773}
 SEARCH_RANK_SLOPE: dict[str, float] = {"hybrid": 0.1, "lexical": 0.1, "semantic": 0.1}

@@ -106,3 +106,25 @@ def test_stop_is_prompt(embedder: Embedder, tmp_path: Path) -> None:
     worker.stop()
     assert time.monotonic() - started < 2.0
     assert len(slow.texts) < 2000
+
+
+def test_the_model_reads_each_piece_after_its_symbol_as_words(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    counting = CountingEmbedder(embedder)
+    store = VectorStore(tmp_path / "v", embedder.model_id)
+    worker = EmbeddingWorker(lambda n: [], counting, store, None)
+    body = "\n".join(f"    total += item_{i}.price" for i in range(120))
+    method = PendingChunk(
+        "m", "proj", "shop/cart.py", "python", f"def totalPrice(self):\n{body}\n", 10,
+        "ShoppingCart.totalPrice",
+    )  # fmt: skip
+    readme = PendingChunk(
+        "d", "proj", "README.md", "markdown", "# Cart\nHow totals work.", 1, "Cart"
+    )
+    assert worker.process([method, readme]) == 2
+    method_texts = [t for t in counting.texts if "price" in t]
+    assert len(method_texts) >= 2  # long enough to be split into pieces
+    assert all(t.startswith("shopping cart total price\n") for t in method_texts)
+    assert all(sum(embedder.line_token_counts(t)) <= 254 for t in method_texts)  # header counted
+    assert "# Cart\nHow totals work." in counting.texts  # documents: no header

@@ -34,7 +34,12 @@ def test_tiny_workspace_keeps_the_right_hit_and_refuses_the_unrelated(
     engine.index(embed=True)
     for mode in ("hybrid", "lexical"):
         hits = engine.search(validate_search("How is the area of a circle computed?", 3, mode=mode))
-        assert hits[0].path == "geometry/shapes.py" and hits[0].symbol == "circle_area"
-        assert hits[0].score >= DEFAULT_MIN_SCORE, mode
+        symbols = [h.symbol for h in hits]
+        # The README section about circle_area answers too ("computes a circle's area"): it may
+        # come first, but the implementation must be kept, and before rectangle_area.
+        assert "circle_area" in symbols[:2], (mode, symbols)
+        assert symbols.index("circle_area") < symbols.index("rectangle_area"), (mode, symbols)
+        top_code = hits[symbols.index("circle_area")]
+        assert top_code.path == "geometry/shapes.py" and top_code.score >= DEFAULT_MIN_SCORE
     unrelated = engine.search(validate_search("how do I configure kafka consumers?", 3))
     assert all(h.score < DEFAULT_MIN_SCORE for h in unrelated)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from code_compass.constants import EMBED_TEXT_FORMAT
 from code_compass.embed.cache import EmbeddingCache
 from code_compass.embed.model import Embedder
 from code_compass.embed.vectors import VectorStore
@@ -22,13 +23,18 @@ log = logging.getLogger(__name__)
 
 def to_pending(project: str, row: ChunkRow) -> PendingChunk:
     """A catalog chunk as the embedding worker takes it."""
-    return PendingChunk(row.id, project, row.path, row.language, row.text, row.start_line)
+    return PendingChunk(
+        row.id, project, row.path, row.language, row.text, row.start_line, row.symbol
+    )
 
 
 class ProjectEmbeddings:
     def __init__(self, project: Project, embedder: Embedder, cache: EmbeddingCache) -> None:
         self.project = project
-        self.store = VectorStore(project.directory / "vectors", embedder.model_id)
+        # Vectors of another model or text format are not comparable: the store starts empty.
+        self.store = VectorStore(
+            project.directory / "vectors", f"{embedder.model_id}/text{EMBED_TEXT_FORMAT}"
+        )
         self._reconcile()
         self.worker = EmbeddingWorker(
             self._fetch,

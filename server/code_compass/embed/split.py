@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from code_compass.constants import EMBED_MAX_PIECES_PER_CHUNK, EMBED_MAX_TOKENS
+from code_compass.index.languages import CODE_LANGUAGES
+from code_compass.index.tokens import identifier_parts
 
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]
 
@@ -69,3 +71,20 @@ def _emit(
     while not lines[hi - 1].strip():
         hi -= 1
     pieces.append(Piece(start_line + lo, start_line + hi - 1, "\n".join(lines[lo:hi])))
+
+
+def context_header(symbol: str, language: str) -> str:
+    """A line the model reads before each piece of a code symbol: its qualified name as words
+    ("Truncator.chars" -> "truncator chars", "get_user_by_email" -> "get user by email").
+
+    Why: a method's piece does not show its class, and the small model reads glued or
+    snake_case names poorly; natural-language questions match the words. Only the symbol
+    (not the path) so a file rename keeps every cached vector.
+    """
+    if not symbol or language not in CODE_LANGUAGES:
+        return ""
+    return " ".join(identifier_parts(symbol))
+
+
+def embedding_text(header: str, piece_text: str) -> str:
+    return f"{header}\n{piece_text}" if header else piece_text

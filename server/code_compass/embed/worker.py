@@ -20,9 +20,9 @@ from typing import Protocol
 
 import numpy as np
 
-from code_compass.constants import EMBED_WORKER_BATCH, EMBED_WORKER_FLUSH_S
+from code_compass.constants import EMBED_MAX_TOKENS, EMBED_WORKER_BATCH, EMBED_WORKER_FLUSH_S
 from code_compass.embed.cache import EmbeddingCache
-from code_compass.embed.split import split_for_embedding
+from code_compass.embed.split import context_header, embedding_text, split_for_embedding
 from code_compass.embed.vectors import VectorItem, VectorStore
 from code_compass.records import text_hash
 
@@ -41,6 +41,7 @@ class PendingChunk:
     language: str
     text: str
     start_line: int = 1
+    symbol: str = ""  # qualified symbol: read by the model as a header line (split.context_header)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,16 +161,16 @@ class EmbeddingWorker:
         if not todo:
             return 0
         started = time.monotonic()
-        pieces = [split_for_embedding(it.text, it.start_line, self._embedder) for it in todo]
-        hashes = [[text_hash(p.text) for p in ps] for ps in pieces]
+        texts = [self.texts_for(it) for it in todo]
+        hashes = [[text_hash(t) for t in ts] for ts in texts]
         flat = [h for hs in hashes for h in hs]
         vectors = self._cache.get_many(flat) if self._cache is not None else {}
         cached = sum(1 for h in flat if h in vectors)
         missing: dict[str, str] = {}
-        for ps, hs in zip(pieces, hashes, strict=True):
-            for p, h in zip(ps, hs, strict=True):
+        for ts, hs in zip(texts, hashes, strict=True):
+            for t, h in zip(ts, hs, strict=True):
                 if h not in vectors:
-                    missing.setdefault(h, p.text)
+                    missing.setdefault(h, t)
         keys = list(missing)
         for i in range(0, len(keys), _EMBED_GROUP):
             if self._stop.is_set():
@@ -197,6 +198,13 @@ class EmbeddingWorker:
             self._on_done(completed)
         self._record(len(completed), time.monotonic() - started)
         return len(completed)
+
+    def texts_for(self, item: PendingChunk) -> list[str]:
+        """What the model reads for each piece of a chunk: the header line, then the piece."""
+        header = context_header(item.symbol, item.language)
+        budget = EMBED_MAX_TOKENS - sum(self._embedder.line_token_counts(header))
+        pieces = split_for_embedding(item.text, item.start_line, self._embedder, budget)
+        return [embedding_text(header, p.text) for p in pieces]
 
     def _record(self, n: int, seconds: float) -> None:
         with self._lock:
