@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "eval" / "search"))
 from benchdata import CACHE, django_source  # noqa: E402
 from code_compass.constants import SEARCH_CANDIDATE_POOL  # noqa: E402
 from code_compass.embed.model import Embedder  # noqa: E402
-from code_compass.embed.project_link import to_pending  # noqa: E402
+from code_compass.embed.project_link import store_id, to_pending  # noqa: E402
 from code_compass.embed.vectors import VectorItem, VectorStore  # noqa: E402
 from code_compass.embed.worker import EmbeddingWorker  # noqa: E402
 from code_compass.engine import Engine  # noqa: E402
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     embedder = Embedder()
-    store = VectorStore(OUT / "vectors", embedder.model_id)
+    store = VectorStore(OUT / "vectors", store_id(embedder))
     t0 = time.perf_counter()
     n = embed_some(project, store, embedder, args.limit)
     secs = time.perf_counter() - t0
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     searched = store
     if not args.no_fill and real < counts["chunks"]:
         # A throwaway in-memory copy: the persistent store keeps only real vectors.
-        searched = VectorStore(OUT / "vectors-filled", embedder.model_id)
+        searched = VectorStore(OUT / "vectors-filled", store_id(embedder))
         searched.delete_project(name)
         have = store.chunk_ids(name)
         ids = [str(r[0]) for r in project.catalog._query("SELECT id FROM chunks ORDER BY id")]

@@ -10,7 +10,7 @@ from code_compass.embed.model import Embedder
 from code_compass.embed.vectors import VectorStore
 from code_compass.engine import Engine
 from code_compass.records import SearchParams
-from code_compass.search.semantic import semantic_candidates
+from code_compass.search.semantic import score_semantic, semantic_candidates
 from code_compass.settings import EngineSettings
 from tests.search.conftest import embed_project
 
@@ -113,4 +113,6 @@ def test_semantic_filters_and_project_isolation(
         store=shared,
     )  # fmt: skip
     assert [c.row.path for c in ts] == ["web/format.ts"]
-    assert all(0.0 <= c.score <= 1.0 for c in found + in_net + ts)
+    scored = score_semantic(found, QUESTION)
+    assert scored and all(0.0 <= c.score <= 1.0 for c in scored)
+    assert [c.score for c in scored] == sorted((c.score for c in scored), reverse=True)

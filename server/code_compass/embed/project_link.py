@@ -21,6 +21,12 @@ from code_compass.index.project import Project
 log = logging.getLogger(__name__)
 
 
+def store_id(embedder: Embedder) -> str:
+    """Vectors of another model or text format are not comparable: a store whose id differs
+    starts empty (and is re-filled from the cache or the model)."""
+    return f"{embedder.model_id}/text{EMBED_TEXT_FORMAT}"
+
+
 def to_pending(project: str, row: ChunkRow) -> PendingChunk:
     """A catalog chunk as the embedding worker takes it."""
     return PendingChunk(
@@ -31,10 +37,7 @@ def to_pending(project: str, row: ChunkRow) -> PendingChunk:
 class ProjectEmbeddings:
     def __init__(self, project: Project, embedder: Embedder, cache: EmbeddingCache) -> None:
         self.project = project
-        # Vectors of another model or text format are not comparable: the store starts empty.
-        self.store = VectorStore(
-            project.directory / "vectors", f"{embedder.model_id}/text{EMBED_TEXT_FORMAT}"
-        )
+        self.store = VectorStore(project.directory / "vectors", store_id(embedder))
         self._reconcile()
         self.worker = EmbeddingWorker(
             self._fetch,

@@ -19,6 +19,7 @@ from code_compass.records import SearchHit, SearchParams
 from code_compass.search.candidates import Candidate
 from code_compass.search.fusion import diversify
 from code_compass.search.lexical_score import score_lexical
+from code_compass.search.semantic import score_semantic
 from code_compass.search.snippets import make_snippet
 
 # How many candidates each channel contributes before fusion and filtering.
@@ -29,6 +30,7 @@ FuseFn = Callable[[str, list[Candidate], list[Candidate]], list[Candidate]]
 
 
 def lexical_candidates(project: Project, params: SearchParams, limit: int) -> list[Candidate]:
+    """Up to `limit` chunks by BM25, best first, not scored yet (see `search_projects`)."""
     hits = project.lexical.search(
         params.query, limit, path_prefix=params.path_prefix, language=params.language
     )
@@ -41,7 +43,7 @@ def lexical_candidates(project: Project, params: SearchParams, limit: int) -> li
             continue
         bm25 = h.bm25 * scale
         out.append(Candidate(row=row, project=project.name, bm25=bm25, lexical_rank=rank))
-    return score_lexical(out, params.query)
+    return out
 
 
 def _max_idf(n_docs: int) -> float:
@@ -92,10 +94,11 @@ def search_projects(
         mode = params.mode
         lex = lexical_candidates(project, params, CANDIDATE_POOL) if mode != "semantic" else []
         sem = semantic(project, params, CANDIDATE_POOL) if semantic and mode != "lexical" else []
+        # Each candidate is scored once, by the model of the mode that answers.
         if mode == "lexical" or (mode == "hybrid" and (not sem or fuse is None)):
-            cands = lex
+            cands = score_lexical(lex, params.query)
         elif mode == "semantic":
-            cands = sem
+            cands = score_semantic(sem, params.query)
         else:
             assert fuse is not None
             cands = fuse(params.query, lex, sem)

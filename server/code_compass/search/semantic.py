@@ -41,7 +41,8 @@ def semantic_candidates(
     embedder: QueryEmbedder,
     store: VectorSearch,
 ) -> list[Candidate]:
-    """Up to `limit` chunks of `project` by cosine, with calibrated semantic-mode scores."""
+    """Up to `limit` chunks of `project` by cosine, best first, not scored yet (the mode's
+    model scores them once: `score_semantic`, or fusion with the lexical channel)."""
     vec = embedder.embed_query(params.query)
     found = store.search(
         vec, limit, project=project.name, path_prefix=params.path_prefix, language=params.language
@@ -56,4 +57,9 @@ def semantic_candidates(
         out.append(
             Candidate(row=row, project=project.name, cosine=float(cos), semantic_rank=len(out))
         )
-    return score_candidates(out, query_info(params.query), "semantic")
+    return out
+
+
+def score_semantic(cands: list[Candidate], query: str) -> list[Candidate]:
+    """Signals and calibrated semantic-mode score for each candidate, best first."""
+    return score_candidates(cands, query_info(query), "semantic")
