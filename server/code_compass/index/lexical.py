@@ -100,7 +100,9 @@ class LexicalIndex:
         register_tokenizers(self.index)
         self._lock = threading.Lock()
         self._writer: tantivy.IndexWriter | None = None
-        self._forms: dict[str, tuple[str, ...]] = {}  # stem -> indexed word forms
+        # stem -> indexed word forms; replaced whole (never under _lock: a search must not
+        # wait for the writer's commit, which holds _lock for up to a second on big batches)
+        self._forms: dict[str, tuple[str, ...]] = {}
         self.read_only = read_only
         if not read_only:
             self._open_writer()
@@ -136,8 +138,8 @@ class LexicalIndex:
         writer = self._require_writer()
         with self._lock:
             writer.commit()
-            self._forms = {}
         self.index.reload()
+        self._forms = {}  # after the reload: forms are looked up in the new snapshot
 
     def _require_writer(self) -> tantivy.IndexWriter:
         if self._writer is None:
@@ -160,8 +162,7 @@ class LexicalIndex:
     # --- reading ---
     def reload(self) -> None:
         self.index.reload()
-        with self._lock:
-            self._forms = {}
+        self._forms = {}
 
     def num_docs(self) -> int:
         return int(self.index.searcher().num_docs)
@@ -237,10 +238,11 @@ class LexicalIndex:
                     for word, _count in walk
                     if len(word) <= len(stem) + STEM_MAX_SUFFIX and word_stem(word) == stem
                 )
-        with self._lock:
-            if len(self._forms) >= STEM_CACHE_SIZE:
-                self._forms.clear()
-            self._forms[stem] = forms = tuple(found)
+        forms = tuple(found)
+        cache = self._forms
+        if len(cache) >= STEM_CACHE_SIZE:
+            self._forms = cache = {}
+        cache[stem] = forms
         return forms
 
     @staticmethod
