@@ -84,6 +84,7 @@ class Catalog:
         self._writing: int | None = None  # thread id inside transaction(), if any
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
         self._closed = False
         self._generation = 0  # bumped by every commit: a count taken across one is not kept
         # counts() is asked for on every status/progress message; cache it until a write.
@@ -120,7 +121,7 @@ class Catalog:
                 raise sqlite3.ProgrammingError("catalog closed")
             conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA busy_timeout=5000")
-            with self._lock:
+            with self._readers_lock:  # not _lock: the writer may hold that for a whole batch
                 self._readers.append(conn)
             self._local.conn = conn
         return conn
@@ -312,7 +313,7 @@ class Catalog:
             return False
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._readers_lock:
             self._closed = True
             for conn in self._readers:
                 conn.close()
