@@ -72,7 +72,6 @@ class LexicalDoc:
 class LexicalHit:
     chunk_id: str
     bm25: float
-    matched_terms: int  # how many distinct query words the chunk contains (for calibration)
 
 
 def _schema() -> tantivy.Schema:
@@ -176,21 +175,24 @@ class LexicalIndex:
         language: str | None = None,
         categories: tuple[str, ...] | None = None,
     ) -> list[LexicalHit]:
-        if not self.query_words(query):
+        stems = self.query_words(query)
+        if not stems:
             return []
         searcher = self.index.searcher()
         text_q = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Should, q) for q in self._clauses(query, searcher)]
+            [(tantivy.Occur.Should, q) for q in self._clauses(query, stems, searcher)]
         )
         query_obj = self._filtered(text_q, path_prefix, language, categories)
         result = searcher.search(query_obj, limit, count=False)
         hits: list[LexicalHit] = []
         for score, addr in result.hits:
             doc = searcher.doc(addr)
-            hits.append(LexicalHit(chunk_id=doc["chunk_id"][0], bm25=float(score), matched_terms=0))
+            hits.append(LexicalHit(chunk_id=doc["chunk_id"][0], bm25=float(score)))
         return hits
 
-    def _clauses(self, query: str, searcher: tantivy.Searcher) -> list[tantivy.Query]:
+    def _clauses(
+        self, query: str, stems: list[str], searcher: tantivy.Searcher
+    ) -> list[tantivy.Query]:
         """One boosted term clause per (field, term) (weights: the BOOST_* constants). Only
         term clauses: Tantivy then prunes with block-max WAND (a disjunction-max clause for
         the word forms measured ~2x slower: it scores every matching document)."""
@@ -212,7 +214,7 @@ class LexicalIndex:
             add("code", part, BOOST_PART)
             add("symbol", part, BOOST_SYMBOL_PART)
             add("path_parts", part, BOOST_PATH)
-        for stem in self.query_words(query):
+        for stem in stems:
             for form in self._stem_forms(searcher, stem):
                 add("body", form, BOOST_STEM)
         return [self._term(f, t, b) for (f, t), b in boosts.items()]
@@ -245,14 +247,14 @@ class LexicalIndex:
         cache[stem] = forms
         return forms
 
-    @staticmethod
-    def _identifier_field(name: str) -> str:
-        """snake_case identifiers live whole in `code`; any other is one body word."""
-        return "code" if is_underscored(name) else "body"
+    def _identifier_query(self, name: str) -> tantivy.Query:
+        """An identifier as a whole token: snake_case ones live whole in `code`, any other is
+        one body word."""
+        field = "code" if is_underscored(name) else "body"
+        return tantivy.Query.term_query(self.schema, field, name.lower())
 
     def count(self, term: str, *, categories: tuple[str, ...] | None = None) -> int:
-        q = tantivy.Query.term_query(self.schema, self._identifier_field(term), term.lower())
-        query_obj = self._filtered(q, None, None, categories)
+        query_obj = self._filtered(self._identifier_query(term), None, None, categories)
         # limit >= 1: tantivy 0.27's binding panics on a zero limit; the count ignores it.
         result = self.index.searcher().search(query_obj, 1, count=True)
         return int(getattr(result, "count", 0) or 0)
@@ -261,10 +263,10 @@ class LexicalIndex:
         self, term: str, limit: int, *, categories: tuple[str, ...] | None = None
     ) -> list[LexicalHit]:
         """Chunks containing an identifier as a whole token (hover evidence, code-lens lists)."""
-        q = tantivy.Query.term_query(self.schema, self._identifier_field(term), term.lower())
+        query_obj = self._filtered(self._identifier_query(term), None, None, categories)
         searcher = self.index.searcher()
-        result = searcher.search(self._filtered(q, None, None, categories), limit, count=False)
-        return [LexicalHit(searcher.doc(a)["chunk_id"][0], float(s), 1) for s, a in result.hits]
+        result = searcher.search(query_obj, limit, count=False)
+        return [LexicalHit(searcher.doc(a)["chunk_id"][0], float(s)) for s, a in result.hits]
 
     def _filtered(
         self,

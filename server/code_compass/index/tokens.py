@@ -149,8 +149,3 @@ def symbol_terms(symbol: str) -> str:
 def path_terms(path: str) -> str:
     """The `path_parts` field: the parts of every directory and file name in a path."""
     return " ".join(identifier_parts(path))
-
-
-def path_words(path: str) -> str:
-    """Words of a path: 'src/HttpServer.py' -> 'src HttpServer py'."""
-    return re.sub(r"[^A-Za-z0-9_]+", " ", path)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from code_compass.constants import SEARCH_RANK_K
-from code_compass.index.tokens import path_words, stem_words
+from code_compass.index.tokens import stem_words
 from code_compass.search.candidates import Candidate
 
 FEATURES = (
@@ -57,12 +57,9 @@ def query_info(query: str) -> QueryInfo:
 
 @lru_cache(maxsize=65536)
 def _name_words(text: str) -> frozenset[str]:
+    """Stemmed words of a symbol or a path (separators need no care: stem_words reads only
+    letters and digits)."""
     return frozenset(stem_words(text))
-
-
-@lru_cache(maxsize=65536)
-def _path_words(path: str) -> frozenset[str]:
-    return frozenset(stem_words(path_words(path)))
 
 
 def word_share(words: tuple[str, ...], found: frozenset[str]) -> float:
@@ -108,7 +105,7 @@ def compute(c: Candidate, q: QueryInfo, cos_floor: float = 0.0) -> dict[str, flo
         # The definition's own name (last part of the qualified symbol), by substring: stems
         # find glued names too ("week" in formatweek, "formset" in BaseInlineFormSet).
         "name": text_coverage(q.words, row.symbol.rsplit(".", 1)[-1]),
-        "path": word_share(q.words, _path_words(row.path)),
+        "path": word_share(q.words, _name_words(row.path)),
         "test": 1.0 if is_test and not q.wants_tests else 0.0,
         "test_wanted": 1.0 if is_test and q.wants_tests else 0.0,
         "doc": 1.0 if row.category == "doc" else 0.0,
