@@ -4,7 +4,8 @@ The caller supplies `fetch(limit) -> pending chunks` (the catalog's chunks with 
 Chunks already in the store are skipped, so a `fetch` that returns the same work twice cannot
 make the worker loop. The thread lowers its own scheduling priority (Linux) so the editor and
 interactive queries win the CPU; with one intra-op thread (the default on two cores) ONNX
-Runtime computes in this thread, so the whole embedding work is deprioritised.
+Runtime computes in this thread, so the whole embedding work is deprioritised. After each
+round the worker lets the shared cache collect when due (size cap, age limit).
 """
 
 from __future__ import annotations
@@ -224,6 +225,10 @@ class EmbeddingWorker:
                 seq = self._wake_seq
             try:
                 busy = self._round()
+                if self._cache is not None and not self._stop.is_set():
+                    # Here, in the worker's thread: the size cap and age limit hold in a
+                    # running server, and no search waits for a collection.
+                    self._cache.maybe_gc(run_finished=not busy)
             except Exception as exc:  # keep the server alive; report it in progress()
                 log.exception("embedding worker failed")
                 self._error = f"{type(exc).__name__}: {exc}"
