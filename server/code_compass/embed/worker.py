@@ -53,8 +53,6 @@ class EmbedProgress:
     eta_s: float | None  # None while the rate is unknown
     running: bool
     idle: bool
-    embedded_pieces: int  # pieces that went through the model
-    cached_pieces: int  # pieces served by the cache
     error: str | None
 
 
@@ -96,8 +94,6 @@ class EmbeddingWorker:
         self._done = 0
         self._known_pending = 0
         self._rate = 0.0
-        self._embedded = 0
-        self._cached = 0
         self._error: str | None = None
         self._empty: set[str] = set()  # chunks with nothing to embed (blank text)
         self._last_flush = time.monotonic()
@@ -145,8 +141,6 @@ class EmbeddingWorker:
             eta_s=(remaining / rate) if rate > 0 else (0.0 if remaining == 0 else None),
             running=running,
             idle=self._idle.is_set(),
-            embedded_pieces=self._embedded,
-            cached_pieces=self._cached,
             error=self._error,
         )
 
@@ -166,7 +160,6 @@ class EmbeddingWorker:
         hashes = [[text_hash(t) for t in ts] for ts in texts]
         flat = [h for hs in hashes for h in hs]
         vectors = self._cache.get_many(flat) if self._cache is not None else {}
-        cached = sum(1 for h in flat if h in vectors)
         missing: dict[str, str] = {}
         for ts, hs in zip(texts, hashes, strict=True):
             for t, h in zip(ts, hs, strict=True):
@@ -182,8 +175,6 @@ class EmbeddingWorker:
             if self._cache is not None:
                 self._cache.put_many(fresh)
             vectors.update(fresh)
-            self._embedded += len(group)
-        self._cached += cached
 
         rows: list[VectorItem] = []
         completed: list[str] = []
