@@ -41,7 +41,6 @@ from code_compass.search.searcher import lexical_candidates  # noqa: E402
 from code_compass.search.semantic import semantic_candidates  # noqa: E402
 
 OUT = CACHE / "bench-search"
-FILL_PROJECT_MARK = "fill"
 
 
 def pct(xs: list[float], p: float) -> float:

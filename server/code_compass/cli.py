@@ -25,6 +25,9 @@ from code_compass.settings import EngineSettings
 from code_compass.validation import SEARCH_MODES, validate_search
 
 EXIT_BAD_INPUT = 2
+ENV_LOG_LEVEL = "CODE_COMPASS_LOG"  # DEBUG, INFO, WARNING (default) or ERROR; -v means INFO
+_LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+_SERVE_LOG_FORMAT = "%(asctime)s " + _LOG_FORMAT  # a long-running server: when it happened
 
 
 class _Parser(argparse.ArgumentParser):
@@ -226,13 +229,13 @@ def cmd_status(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
-        stream=sys.stderr,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
     handlers = {"index": cmd_index, "search": cmd_search, "status": cmd_status}
     try:
+        logging.basicConfig(
+            level=_log_level(getattr(args, "verbose", False)),
+            stream=sys.stderr,
+            format=_SERVE_LOG_FORMAT if args.command == "serve" else _LOG_FORMAT,
+        )
         if args.command == "serve":
             from code_compass.lsp.server import run_stdio
 
@@ -250,6 +253,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         sys.stderr.write(f"code-compass: {exc.field}: {exc.message}\n")
         return EXIT_BAD_INPUT
+
+
+def _log_level(verbose: bool) -> int:
+    """-v, else $CODE_COMPASS_LOG, else WARNING: the same for `serve` and every command."""
+    if verbose:
+        return logging.INFO
+    name = os.environ.get(ENV_LOG_LEVEL, "").strip().upper()
+    if not name:
+        return logging.WARNING
+    level = logging.getLevelNamesMapping().get(name)
+    if level is None:
+        raise InputError(
+            ENV_LOG_LEVEL, f"unknown level {name!r}; use DEBUG, INFO, WARNING or ERROR"
+        )
+    return level
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:

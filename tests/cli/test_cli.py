@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,23 @@ def test_bad_input_exits_2_and_touches_nothing(
 def test_missing_workspace_exits_2(tmp_path: Path) -> None:
     out = run("index", "--workspace", str(tmp_path / "nope"), storage=tmp_path / "st")
     assert out.returncode == 2 and "not a folder" in out.stderr
+
+
+def _serve(env_level: str | None) -> subprocess.CompletedProcess[str]:
+    """The language server as editors start it, with no client: it ends at end of input."""
+    env = {k: v for k, v in os.environ.items() if k != "CODE_COMPASS_LOG"}
+    if env_level is not None:
+        env["CODE_COMPASS_LOG"] = env_level
+    return subprocess.run(
+        [sys.executable, "-m", "code_compass", "serve"],
+        input="", capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+
+
+def test_serve_applies_the_log_level_variable() -> None:
+    quiet, chatty = _serve(None), _serve("info")
+    assert quiet.returncode == chatty.returncode == 0, quiet.stderr + chatty.stderr
+    assert " INFO " not in quiet.stderr
+    assert " INFO pygls" in chatty.stderr  # the server's start-up, at the level asked for
+    bad = _serve("loud")
+    assert bad.returncode == 2 and "CODE_COMPASS_LOG: unknown level 'LOUD'" in bad.stderr

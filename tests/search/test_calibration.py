@@ -12,7 +12,13 @@ from code_compass.constants import (
     SEARCH_RANK_SLOPE,
     SEARCH_WEIGHTS,
 )
-from code_compass.search.calibration import MODES, calibrated, relevance, score_candidates
+from code_compass.search.calibration import (
+    MODES,
+    answerability,
+    from_relevance,
+    relevance,
+    score_candidates,
+)
 from code_compass.search.signals import (
     FEATURES,
     bm25_strength,
@@ -24,6 +30,17 @@ from tests.search.helpers import cand, row
 
 # Signals that say "this chunk matches the query": more of them can never lower the score.
 EVIDENCE = ("cos", "lex", "coverage", "symbol")
+
+
+def calibrated(
+    features: dict[str, float], mode: str, qsig: dict[str, float] | None = None
+) -> float:
+    """The score `score_candidates` gives a hit with these signals; `qsig` describes its list
+    (a list of that one hit when omitted)."""
+    z = relevance(features, mode)
+    if qsig is None:
+        qsig = query_signals([features], [features.get("cos", 0.0)], z, 3)
+    return from_relevance(z, qsig["z_top"], answerability(qsig, mode), mode)
 
 
 def _base() -> dict[str, float]:

@@ -8,11 +8,12 @@ audit the decision: depth, sources, evidence ids/paths/scores, tokens, latency, 
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from code_compass.jsonl_log import RotatingJsonl
 
 
 def question_hash(question: str) -> str:
@@ -20,21 +21,20 @@ def question_hash(question: str) -> str:
 
 
 class DecisionLog:
-    """Appends records to `path` (JSON lines); also keeps the last records in memory."""
+    """Appends records to `path` (JSON lines, rotated by size); also keeps the last records in
+    memory."""
 
     def __init__(self, path: Path | None = None, *, keep: int = 100) -> None:
         self.path = path
+        self._file = RotatingJsonl(path) if path is not None else None
         self.records: list[dict[str, Any]] = []
         self._keep = keep
         self._lock = threading.Lock()
 
     def write(self, record: dict[str, Any]) -> None:
         record = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **record}
-        line = json.dumps(record, ensure_ascii=False, sort_keys=False)
         with self._lock:
             self.records.append(record)
             del self.records[: -self._keep]
-            if self.path is not None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with self.path.open("a", encoding="utf-8") as fh:
-                    fh.write(line + "\n")
+            if self._file is not None:
+                self._file.append(record)

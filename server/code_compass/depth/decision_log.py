@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import threading
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -11,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from code_compass.constants import DECISION_LOG_BACKUPS, DECISION_LOG_MAX_BYTES
+from code_compass.jsonl_log import RotatingJsonl
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,27 +38,7 @@ class DecisionLog:
         max_bytes: int = DECISION_LOG_MAX_BYTES,
         backups: int = DECISION_LOG_BACKUPS,
     ) -> None:
-        self.path = path
-        self.max_bytes = max_bytes
-        self.backups = backups
-        self._lock = threading.Lock()
-
-    def _rotate(self) -> None:
-        for n in range(self.backups - 1, 0, -1):
-            src = self.path.with_name(f"{self.path.name}.{n}")
-            if src.exists():
-                src.replace(self.path.with_name(f"{self.path.name}.{n + 1}"))
-        if self.backups > 0:
-            self.path.replace(self.path.with_name(f"{self.path.name}.1"))
-        else:
-            self.path.unlink()
+        self._file = RotatingJsonl(path, max_bytes, backups)
 
     def write(self, record: DecisionRecord) -> None:
-        line = json.dumps(record.to_json(), ensure_ascii=False) + "\n"
-        data = line.encode("utf-8")
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if self.path.exists() and self.path.stat().st_size + len(data) > self.max_bytes:
-                self._rotate()
-            with self.path.open("ab") as fh:
-                fh.write(data)
+        self._file.append(record.to_json())

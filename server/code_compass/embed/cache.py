@@ -3,35 +3,70 @@
 Keyed by the content hash of the exact text embedded, so a renamed file, a branch switch back
 and forth or an undo never costs a second embedding. Entries outlive the files they came from;
 `gc()` drops entries unused for EMBED_CACHE_KEEP_DAYS and then the least recently used beyond
-EMBED_CACHE_MAX_ENTRIES.
+EMBED_CACHE_MAX_ENTRIES. The embedding worker calls `maybe_gc()` after each round, in its own
+thread, so the cap holds in a running server without a search ever waiting for a collection.
+
+Several processes (two editor windows) may share the file: WAL lets readers go on during a
+write, writers take the lock up front (`BEGIN IMMEDIATE`) and wait up to _BUSY_TIMEOUT_MS for
+one another, a collection deletes in small transactions, and the time of the last collection
+is kept in the file so that two processes do not both collect within _GC_INTERVAL_S.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from code_compass.constants import EMBED_CACHE_KEEP_DAYS, EMBED_CACHE_MAX_ENTRIES, EMBED_DIMS
 
+log = logging.getLogger(__name__)
+
 _DAY = 86_400
 _SQLITE_VARS = 500  # stay under SQLite's host-parameter limit
+_BUSY_TIMEOUT_MS = 5_000  # another process writing: wait this long before giving up
+_GC_INTERVAL_S = 3_600.0  # the age limit is checked this often (by any process sharing the file)
+_GC_MARGIN = 0.10  # during a run, collect once the cap is exceeded by this share
+_GC_STEP = 2_000  # rows deleted per transaction: other writers never wait for a whole collection
 
 
 class EmbeddingCache:
-    """Thread-safe; one connection guarded by a lock (lookups are fast, writes batched)."""
+    """Thread-safe; one connection guarded by a lock (lookups are fast, writes batched).
 
-    def __init__(self, path: Path, model_id: str, dims: int = EMBED_DIMS) -> None:
+    `keep_days` and `max_entries` default to EMBED_CACHE_KEEP_DAYS and EMBED_CACHE_MAX_ENTRIES
+    as they are when the cache is opened.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        model_id: str,
+        dims: int = EMBED_DIMS,
+        *,
+        keep_days: int | None = None,
+        max_entries: int | None = None,
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.model_id = model_id
         self.dims = dims
+        self.keep_days = EMBED_CACHE_KEEP_DAYS if keep_days is None else keep_days
+        self.max_entries = EMBED_CACHE_MAX_ENTRIES if max_entries is None else max_entries
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._gc_running = threading.Lock()  # one collection at a time per process
+        self._db = sqlite3.connect(
+            str(path),
+            check_same_thread=False,
+            isolation_level=None,
+            timeout=_BUSY_TIMEOUT_MS / 1000,
+        )
+        self._db.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(
@@ -40,6 +75,13 @@ class EmbeddingCache:
             " last_used INTEGER NOT NULL, PRIMARY KEY (model_id, hash)) WITHOUT ROWID"
         )
         self._db.execute("CREATE INDEX IF NOT EXISTS vectors_used ON vectors (last_used)")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value REAL NOT NULL)"
+        )
+        # Upper bound on the row count without a COUNT(*) per batch: the count at the last
+        # collection (or open) plus every row written since (a replaced row counts twice).
+        self._estimate = self.count()
+        self._next_gc_check = 0.0  # monotonic; 0 = look at the file's last collection time
 
     def get_many(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         """The cached vectors among `hashes` (marks them used today)."""
@@ -73,38 +115,103 @@ class EmbeddingCache:
         ]
         if not rows:
             return
-        with self._lock:
-            self._db.execute("BEGIN")
+        with self._lock, self._write():
             self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
-            self._db.execute("COMMIT")
+            self._estimate += len(rows)
 
     def count(self) -> int:
         with self._lock:
             (n,) = self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()
         return int(n)
 
+    def maybe_gc(self, *, run_finished: bool = False) -> int:
+        """Collect when it is due; returns how many entries were removed.
+
+        Due when the cap is exceeded by _GC_MARGIN (or at all once `run_finished`: the worker
+        has nothing left to embed), or when no process sharing the file has collected for
+        _GC_INTERVAL_S (entries age out even if the cache never grows). Call it from a
+        background thread; an error (a database held by another process past the busy
+        timeout) is logged and retried at the next call.
+        """
+        over = self._estimate > self.max_entries * (1 + _GC_MARGIN) or (
+            run_finished and self._estimate > self.max_entries
+        )
+        if not over and time.monotonic() < self._next_gc_check:
+            return 0
+        try:
+            if not over and not self._interval_passed():
+                return 0
+            return self.gc()
+        except sqlite3.Error as exc:
+            log.warning("embedding cache collection skipped: %s", exc)
+            return 0
+
     def gc(
         self,
-        keep_days: int = EMBED_CACHE_KEEP_DAYS,
-        max_entries: int = EMBED_CACHE_MAX_ENTRIES,
+        keep_days: int | None = None,
+        max_entries: int | None = None,
         now: float | None = None,
     ) -> int:
         """Drop old entries (any model) and bound the size; returns how many were removed."""
-        cutoff = _today(now) - keep_days
-        with self._lock:
-            self._db.execute("BEGIN")
-            removed = self._db.execute(
-                "DELETE FROM vectors WHERE last_used < ?", (cutoff,)
-            ).rowcount
-            (n,) = self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()
-            if n > max_entries:
-                removed += self._db.execute(
-                    "DELETE FROM vectors WHERE (model_id, hash) IN (SELECT model_id, hash"
-                    " FROM vectors ORDER BY last_used LIMIT ?)",
-                    (n - max_entries,),
+        keep = self.keep_days if keep_days is None else keep_days
+        cap = self.max_entries if max_entries is None else max_entries
+        cutoff = _today(now) - keep
+        with self._gc_running:
+            removed = self._delete_steps(
+                "SELECT model_id, hash FROM vectors WHERE last_used < ? LIMIT ?", (cutoff,), None
+            )
+            excess = max(0, self.count() - cap)
+            removed += self._delete_steps(
+                "SELECT model_id, hash FROM vectors ORDER BY last_used LIMIT ?", (), excess
+            )
+            with self._lock, self._write():
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('last_gc', ?)",
+                    (time.time() if now is None else now,),
+                )
+                (n,) = self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()
+                self._estimate = int(n)
+            self._next_gc_check = time.monotonic() + _GC_INTERVAL_S
+        if removed:
+            log.info("embedding cache: %d entries removed, %d kept", removed, self._estimate)
+        return removed
+
+    def _delete_steps(self, select: str, args: tuple[int, ...], limit: int | None) -> int:
+        """Delete the rows `select` names, _GC_STEP per transaction (all of them if no limit)."""
+        removed = 0
+        while limit is None or removed < limit:
+            step = _GC_STEP if limit is None else min(_GC_STEP, limit - removed)
+            with self._lock, self._write():
+                n = self._db.execute(
+                    f"DELETE FROM vectors WHERE (model_id, hash) IN ({select})", (*args, step)
                 ).rowcount
-            self._db.execute("COMMIT")
-        return int(removed)
+            removed += n
+            if n < step:
+                break
+        return removed
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write transaction, the lock taken up front so the busy timeout applies to it
+        (a deferred transaction that turns into a write fails at once when another process
+        writes). The caller holds self._lock."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _interval_passed(self) -> bool:
+        """True when no process has collected for _GC_INTERVAL_S; else wait until it has."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'last_gc'").fetchone()
+        age = time.time() - float(row[0]) if row else _GC_INTERVAL_S
+        if age >= _GC_INTERVAL_S:
+            return True
+        self._next_gc_check = time.monotonic() + (_GC_INTERVAL_S - age)
+        return False
 
     def close(self) -> None:
         with self._lock:

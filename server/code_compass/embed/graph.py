@@ -24,7 +24,6 @@ class BertConfig:
     hidden: int
     heads: int
     layers: int
-    intermediate: int
     max_positions: int
     layer_norm_eps: float
 
@@ -41,7 +40,6 @@ class BertConfig:
             hidden=num("hidden_size"),
             heads=num("num_attention_heads"),
             layers=num("num_hidden_layers"),
-            intermediate=num("intermediate_size"),
             max_positions=num("max_position_embeddings"),
             layer_norm_eps=eps,
         )

@@ -4,7 +4,8 @@ The caller supplies `fetch(limit) -> pending chunks` (the catalog's chunks with 
 Chunks already in the store are skipped, so a `fetch` that returns the same work twice cannot
 make the worker loop. The thread lowers its own scheduling priority (Linux) so the editor and
 interactive queries win the CPU; with one intra-op thread (the default on two cores) ONNX
-Runtime computes in this thread, so the whole embedding work is deprioritised.
+Runtime computes in this thread, so the whole embedding work is deprioritised. After each
+round the worker lets the shared cache collect when due (size cap, age limit).
 """
 
 from __future__ import annotations
@@ -52,8 +53,6 @@ class EmbedProgress:
     eta_s: float | None  # None while the rate is unknown
     running: bool
     idle: bool
-    embedded_pieces: int  # pieces that went through the model
-    cached_pieces: int  # pieces served by the cache
     error: str | None
 
 
@@ -95,8 +94,6 @@ class EmbeddingWorker:
         self._done = 0
         self._known_pending = 0
         self._rate = 0.0
-        self._embedded = 0
-        self._cached = 0
         self._error: str | None = None
         self._empty: set[str] = set()  # chunks with nothing to embed (blank text)
         self._last_flush = time.monotonic()
@@ -144,8 +141,6 @@ class EmbeddingWorker:
             eta_s=(remaining / rate) if rate > 0 else (0.0 if remaining == 0 else None),
             running=running,
             idle=self._idle.is_set(),
-            embedded_pieces=self._embedded,
-            cached_pieces=self._cached,
             error=self._error,
         )
 
@@ -165,7 +160,6 @@ class EmbeddingWorker:
         hashes = [[text_hash(t) for t in ts] for ts in texts]
         flat = [h for hs in hashes for h in hs]
         vectors = self._cache.get_many(flat) if self._cache is not None else {}
-        cached = sum(1 for h in flat if h in vectors)
         missing: dict[str, str] = {}
         for ts, hs in zip(texts, hashes, strict=True):
             for t, h in zip(ts, hs, strict=True):
@@ -181,8 +175,6 @@ class EmbeddingWorker:
             if self._cache is not None:
                 self._cache.put_many(fresh)
             vectors.update(fresh)
-            self._embedded += len(group)
-        self._cached += cached
 
         rows: list[VectorItem] = []
         completed: list[str] = []
@@ -224,6 +216,10 @@ class EmbeddingWorker:
                 seq = self._wake_seq
             try:
                 busy = self._round()
+                if self._cache is not None and not self._stop.is_set():
+                    # Here, in the worker's thread: the size cap and age limit hold in a
+                    # running server, and no search waits for a collection.
+                    self._cache.maybe_gc(run_finished=not busy)
             except Exception as exc:  # keep the server alive; report it in progress()
                 log.exception("embedding worker failed")
                 self._error = f"{type(exc).__name__}: {exc}"

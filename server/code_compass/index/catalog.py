@@ -296,13 +296,6 @@ class Catalog:
         )
         return [SymbolDef(*r) for r in rows]  # type: ignore[arg-type]
 
-    def symbol_names_like(self, prefix: str, limit: int) -> list[str]:
-        rows = self._query(
-            "SELECT DISTINCT name FROM symbols WHERE name LIKE ? ESCAPE '\\' LIMIT ?",
-            (prefix.replace("%", "\\%").replace("_", "\\_") + "%", limit),
-        )
-        return [str(r[0]) for r in rows]
-
     def all_symbol_names(self) -> list[str]:
         return [str(r[0]) for r in self._query("SELECT DISTINCT name FROM symbols")]
 

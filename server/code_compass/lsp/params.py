@@ -6,7 +6,6 @@ seed-000 rules themselves live in `code_compass.validation`, shared with the CLI
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -133,7 +132,3 @@ def ask_request(raw: Any, settings: Settings, projects: Iterable[str]) -> AskReq
         if key in obj:
             body[key] = obj[key]
     return AskRequest(body=body, request_id=request_id)
-
-
-def with_project(params: SearchParams, project: str | None) -> SearchParams:
-    return dataclasses.replace(params, project=project)

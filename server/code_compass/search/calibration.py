@@ -54,19 +54,6 @@ def from_relevance(z: float, z_top: float, answer: float, mode: str) -> float:
     return sigmoid(ANCHOR + slope * (z - max(z, z_top)) + answer - t)
 
 
-def calibrated(
-    features: Mapping[str, float],
-    mode: str,
-    qsig: Mapping[str, float] | None = None,
-    n_words: int = 3,
-) -> float:
-    """Score of one hit; `qsig` are its list's query signals (a one-hit list when omitted)."""
-    z = relevance(features, mode)
-    if qsig is None:
-        qsig = query_signals([features], [features.get("cos", 0.0)], z, n_words)
-    return from_relevance(z, qsig["z_top"], answerability(qsig, mode), mode)
-
-
 def score_candidates(cands: Iterable[Candidate], q: QueryInfo, mode: str) -> list[Candidate]:
     """Fill each candidate's signals and calibrated score; return them best first."""
     out = list(cands)
