@@ -7,6 +7,7 @@ delete-by-path + add, inside the same commit.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Iterable
@@ -30,6 +31,8 @@ from code_compass.index.tokens import (
     word_stem,
     words_analyzer,
 )
+
+log = logging.getLogger(__name__)
 
 # Field boosts: a match on a symbol name or path says more than one in a body (issue 2 item 5).
 BOOST_BODY = 1.0  # a query word as written
@@ -111,6 +114,14 @@ class LexicalIndex:
             self._writer = self.index.writer(TANTIVY_WRITER_HEAP, TANTIVY_WRITER_THREADS)
         except ValueError as exc:  # the lock file is held by another process
             raise IndexBusyError(str(exc)) from exc
+        # A writer killed mid-commit leaves segment and delete files that no meta.json
+        # references; the next writer restarts from the committed opstamp and would collide
+        # with them (FileAlreadyExists on `<segment>.<opstamp>.del`). Only the lock holder may
+        # remove them, so this runs right after taking the lock.
+        try:
+            self._writer.garbage_collect_files()
+        except Exception as exc:  # a failed sweep must not stop indexing
+            log.warning("tantivy: removing orphan files failed: %s", exc)
         self.read_only = False
 
     def try_upgrade(self) -> bool:
