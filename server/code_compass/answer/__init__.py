@@ -3,7 +3,7 @@
 Entry point: `ask(AskRequest(...), source, llm=LlmConfig())` -> `Answer` (see pipeline.py).
 """
 
-from code_compass.answer.decision_log import DecisionLog
+from code_compass.answer.answer_log import AnswerDecisionLog
 from code_compass.answer.llm import LlmConfig, LlmError
 from code_compass.answer.pipeline import ask
 from code_compass.answer.plan import FixedPlan, RetrievalPlan
@@ -13,10 +13,10 @@ from code_compass.answer.source import EvidenceSource
 
 __all__ = [
     "Answer",
+    "AnswerDecisionLog",
     "AskRequest",
     "Citation",
     "Confidence",
-    "DecisionLog",
     "EvidenceSource",
     "FixedPlan",
     "LlmConfig",

@@ -15,7 +15,7 @@ from code_compass.answer.confidence import (
     AMBIGUITY_RESOLVED,
     AMBIGUITY_UNRESOLVED,
 )
-from code_compass.answer.evidence import Evidence
+from code_compass.answer.reread import Evidence
 from code_compass.constants import AMBIGUITY_CLEAR_MARGIN
 
 DEF_KINDS = {"function", "method", "class", "interface", "struct", "enum", "type", "trait"}

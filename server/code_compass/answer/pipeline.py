@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from code_compass.answer.ambiguity import assess_ambiguity
+from code_compass.answer.answer_log import AnswerDecisionLog, question_hash
 from code_compass.answer.confidence import (
     RULE_FABRICATED,
     RULE_LLM_FAILED,
@@ -23,8 +24,6 @@ from code_compass.answer.confidence import (
     assess,
 )
 from code_compass.answer.coverage import coverage_level, needs_suggestions
-from code_compass.answer.decision_log import DecisionLog, question_hash
-from code_compass.answer.evidence import CURRENT, PAGE, Dropped, Evidence, refresh
 from code_compass.answer.extractive import extractive_answer, extractive_frame
 from code_compass.answer.language import detect_language
 from code_compass.answer.llm import LlmConfig, LlmError, LlmResult, complete
@@ -32,6 +31,7 @@ from code_compass.answer.plan import FixedPlan, RetrievalPlan, plan_depth
 from code_compass.answer.prompt import build_prompt
 from code_compass.answer.redact import Redactor
 from code_compass.answer.request import AskRequest
+from code_compass.answer.reread import CURRENT, PAGE, Dropped, Evidence, refresh
 from code_compass.answer.result import Answer, Citation
 from code_compass.answer.source import EvidenceSource
 from code_compass.answer.suggestions import build_suggestions
@@ -95,7 +95,7 @@ def ask(
     plan: RetrievalPlan | None = None,
     on_text: Callable[[str], None] | None = None,
     context_pack_text: str | None = None,
-    log: DecisionLog | None = None,
+    log: AnswerDecisionLog | None = None,
     extra_hits: list[SearchHit] | None = None,
 ) -> Answer:
     """Answer one question from evidence. Raises InputError on invalid input (seed 000)."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from code_compass.answer.evidence import Evidence
 from code_compass.answer.language import language_name
+from code_compass.answer.reread import Evidence
 
 # Fixed text: evidence never changes it (a test asserts that). Rules map to the seeds:
 # 000 "APENAS no contexto" / "diga que nao encontrou" / "conciso"; 001 citations, conflicts,

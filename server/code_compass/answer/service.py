@@ -13,13 +13,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from code_compass.answer.decision_log import DecisionLog as AnswerLog
+from code_compass.answer.answer_log import AnswerDecisionLog
 from code_compass.answer.llm import LlmConfig
 from code_compass.answer.pipeline import ask as run_pipeline
 from code_compass.answer.request import AskRequest
 from code_compass.answer.source import EvidenceSource
-from code_compass.depth import ConversationStore, DecisionRecord, build_pack, classify, plan_for
-from code_compass.depth import DecisionLog as DepthLog
+from code_compass.depth import (
+    ConversationStore,
+    DecisionRecord,
+    DepthDecisionLog,
+    build_pack,
+    classify,
+    plan_for,
+)
 from code_compass.errors import InputError
 from code_compass.index.textio import split_lines
 from code_compass.records import SearchHit
@@ -40,8 +46,8 @@ class _Plan:
 class AskService:
     def __init__(self, log_dir: Path) -> None:
         self.conversations = ConversationStore()
-        self.depth_log = DepthLog(log_dir / "depth-decisions.jsonl")
-        self.answer_log = AnswerLog(log_dir / "answers.jsonl")
+        self.depth_log = DepthDecisionLog(log_dir / "depth-decisions.jsonl")
+        self.answer_log = AnswerDecisionLog(log_dir / "answers.jsonl")
 
     def ask(
         self,

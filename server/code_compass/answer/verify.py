@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from code_compass.answer.evidence import Evidence
 from code_compass.answer.language import detect_language
+from code_compass.answer.reread import Evidence
 from code_compass.constants import CLAIM_MIN_WORDS
 
 _CITE_GROUP = re.compile(r"[ \t]*\[\s*(E\d+(?:\s*[,;]\s*E\d+)*)\s*\]")

@@ -1,6 +1,6 @@
 """Depth classification D0-D4 (seed 004 `detect_depth_level`, REQ-CDC-001..005).
 
-Signals come from the wording (signals.py) and from the history (topic continuity, below).
+Signals come from the wording (lexicons.py) and from the history (topic continuity, below).
 Each level's score is its strongest signal; D0 always scores DEPTH_DIRECT_SCORE. The chosen
 level is the first, in the seed's precedence D3 > D4 > D2 > D1 > D0, whose score is within
 DEPTH_TIE_MARGIN of the best score: close calls go to the deeper level ("errar para cima").
@@ -22,9 +22,9 @@ from code_compass.constants import (
     DEPTH_RECENT_TURNS_FOR_TOPIC,
     DEPTH_TIE_MARGIN,
 )
-from code_compass.depth.records import DEPTHS, Depth, DepthDecision, Message, Signal, Turn
-from code_compass.depth.signals import lexical_signals
-from code_compass.depth.text import content_terms, normalize
+from code_compass.depth.depth_records import DEPTHS, Depth, DepthDecision, Message, Signal, Turn
+from code_compass.depth.lexicons import lexical_signals
+from code_compass.depth.terms import content_terms, normalize
 
 # Signals that tie the question to the conversation: with any of them it is not a new topic.
 _CONNECTING = frozenset(
@@ -40,7 +40,7 @@ _CONNECTING = frozenset(
 )
 
 
-class Embedder(Protocol):
+class TopicEmbedder(Protocol):
     def embed(self, texts: list[str]) -> Any: ...
 
 
@@ -59,7 +59,7 @@ def as_messages(history: Iterable[Message | Turn | Mapping[str, Any]]) -> list[M
     return out
 
 
-def _cosine(embedder: Embedder, a: str, b: str) -> float:
+def _cosine(embedder: TopicEmbedder, a: str, b: str) -> float:
     vecs = np.asarray(embedder.embed([a, b]), dtype=np.float32)
     norms = np.linalg.norm(vecs, axis=1)
     if float(norms.min()) == 0.0:
@@ -71,7 +71,7 @@ def topic_signals(
     question: str,
     history: Sequence[Message],
     lexical: Sequence[Signal],
-    embedder: Embedder | None = None,
+    embedder: TopicEmbedder | None = None,
 ) -> list[Signal]:
     """Continuity, return to an older topic, or shift, judged against the history.
 
@@ -136,7 +136,7 @@ def classify(
     question: str,
     history: Iterable[Message | Turn | Mapping[str, Any]] = (),
     *,
-    embedder: Embedder | None = None,
+    embedder: TopicEmbedder | None = None,
 ) -> DepthDecision:
     """Choose the depth of `question` given the conversation before it (REQ-CDC-001..003)."""
     t0 = time.perf_counter()

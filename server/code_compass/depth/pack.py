@@ -26,10 +26,10 @@ from code_compass.constants import (
 )
 from code_compass.depth.classifier import as_messages
 from code_compass.depth.conversation import extract_claims, split_sentences, strip_citations
-from code_compass.depth.plan import RetrievalPlan
-from code_compass.depth.records import Claim, DepthDecision, Message, Turn
-from code_compass.depth.text import content_terms
-from code_compass.depth.tokens import count_tokens, truncate_to_tokens
+from code_compass.depth.depth_records import Claim, DepthDecision, Message, Turn
+from code_compass.depth.retrieval_plan import RetrievalPlan
+from code_compass.depth.terms import content_terms
+from code_compass.depth.token_count import count_tokens, truncate_to_tokens
 from code_compass.records import SearchHit
 
 SearchFn = Callable[[str, int], list[SearchHit]]

@@ -1,6 +1,6 @@
 """Depth signals of seed 004 ("Sinais de Profundidade"), English and Portuguese.
 
-Patterns run on `text.normalize` output: lower case, no accents ("não" == "nao"), straight
+Patterns run on `terms.normalize` output: lower case, no accents ("não" == "nao"), straight
 quotes. Each lexicon is a list of (regex, strength); a signal's strength is the strongest
 pattern that matched. Strengths below 0.5 are hedges: they only win a tie (see classifier).
 """
@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from code_compass.depth.records import Depth, Signal
+from code_compass.depth.depth_records import Depth, Signal
 
 Lexicon = Sequence[tuple[re.Pattern[str], float]]
 

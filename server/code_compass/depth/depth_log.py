@@ -30,7 +30,7 @@ class DecisionRecord:
         return asdict(self)
 
 
-class DecisionLog:
+class DepthDecisionLog:
     """Append-only JSON lines; at `max_bytes` the file becomes .1 (then .2, ...)."""
 
     def __init__(

@@ -19,7 +19,7 @@ def question_hash(question: str) -> str:
     return hashlib.blake2b(question.encode("utf-8"), digest_size=8).hexdigest()
 
 
-class DecisionLog:
+class AnswerDecisionLog:
     """Appends records to `path` (JSON lines); also keeps the last records in memory."""
 
     def __init__(self, path: Path | None = None, *, keep: int = 100) -> None:
