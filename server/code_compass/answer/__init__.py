@@ -6,9 +6,9 @@ Entry point: `ask(AskRequest(...), source, llm=LlmConfig())` -> `Answer` (see pi
 from code_compass.answer.answer_log import AnswerDecisionLog
 from code_compass.answer.llm import LlmConfig, LlmError
 from code_compass.answer.pipeline import ask
-from code_compass.answer.plan import FixedPlan, RetrievalPlan
 from code_compass.answer.request import AskRequest
 from code_compass.answer.result import Answer, Citation, Confidence
+from code_compass.answer.scope import FixedPlan
 from code_compass.answer.source import EvidenceSource
 
 __all__ = [
@@ -21,6 +21,5 @@ __all__ = [
     "FixedPlan",
     "LlmConfig",
     "LlmError",
-    "RetrievalPlan",
     "ask",
 ]

@@ -14,6 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from code_compass.answer.reread import Dropped
+from code_compass.answer.result import Answer
+from code_compass.records import SearchParams
+
 
 def question_hash(question: str) -> str:
     return hashlib.blake2b(question.encode("utf-8"), digest_size=8).hexdigest()
@@ -38,3 +42,44 @@ class AnswerDecisionLog:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 with self.path.open("a", encoding="utf-8") as fh:
                     fh.write(line + "\n")
+
+
+def answer_record(params: SearchParams, answer: Answer, dropped: list[Dropped]) -> dict[str, Any]:
+    """The log line for one answer: no raw question, everything needed to audit it."""
+    question = params.query
+    return {
+        "questionHash": question_hash(question),
+        "questionChars": len(question),
+        "questionLanguage": answer.meta.get("questionLanguage"),
+        "depth": answer.depth,
+        "sources": sorted({e.hit.project for e in answer.evidences}),
+        "filters": {
+            "topK": params.top_k,
+            "minScore": params.min_score,
+            "pathPrefix": params.path_prefix,
+            "language": params.language,
+            "project": params.project,
+        },
+        "evidences": [
+            {
+                "id": e.id,
+                "path": e.path,
+                "lines": [e.start_line, e.end_line],
+                "score": round(e.score, 4),
+                "status": e.status,
+            }
+            for e in answer.evidences
+        ],
+        "dropped": len(dropped),
+        "citations": answer.citations_used,
+        "tokensIn": answer.meta.get("tokensIn", 0),
+        "tokensOut": answer.meta.get("tokensOut", 0),
+        "latencyMs": answer.meta.get("tookMs"),
+        "llmCalled": answer.meta.get("llmCalled"),
+        "model": answer.meta.get("model"),
+        "coverage": answer.coverage,
+        "state": answer.state,
+        "confidence": answer.confidence.score,
+        "rules": answer.confidence.rules,
+        "redactions": answer.meta.get("redactions", 0),
+    }

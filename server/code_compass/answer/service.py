@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from code_compass.answer.answer_log import AnswerDecisionLog
 from code_compass.answer.llm import LlmConfig
 from code_compass.answer.pipeline import ask as run_pipeline
 from code_compass.answer.request import AskRequest
+from code_compass.answer.scope import FixedPlan
 from code_compass.answer.source import EvidenceSource
 from code_compass.depth import (
     ConversationStore,
@@ -32,15 +33,6 @@ from code_compass.records import SearchHit
 
 MAX_CONVERSATION_ID = 128
 MAX_SELECTION_CHARS = 20_000
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """The depth plan as the pipeline reads it (top_k, instructions, depth)."""
-
-    top_k: int
-    instructions: list[str] = field(default_factory=list)
-    depth: str = "D0"
 
 
 class AskService:
@@ -94,7 +86,7 @@ class AskService:
             request,
             source,
             llm=llm,
-            plan=_Plan(top_k, list(plan.llm_instructions), decision.depth),
+            plan=FixedPlan(top_k, list(plan.llm_instructions), decision.depth),
             on_text=on_text,
             context_pack_text=pack.render(include_hits=False) if history or selection else None,
             log=self.answer_log,

@@ -12,6 +12,8 @@ import math
 import re
 from dataclasses import replace
 
+from code_compass.answer.coverage import needs_suggestions
+from code_compass.answer.grounds import Grounds
 from code_compass.answer.source import EvidenceSource
 from code_compass.constants import NEARBY_TERMS_LIMIT, SUGGESTION_COUNT
 from code_compass.records import SearchHit, SearchParams
@@ -169,3 +171,12 @@ def build_suggestions(
     ):
         add(generic)
     return out
+
+
+def suggest(
+    params: SearchParams, source: EvidenceSource, grounds: Grounds, kept: list[SearchHit]
+) -> list[str]:
+    """Suggestions when coverage is low or none, or the question names a missing symbol."""
+    if needs_suggestions(grounds.coverage) or grounds.missing:
+        return build_suggestions(params.query, params, source, kept=kept)
+    return []
