@@ -222,16 +222,20 @@ def verify(text: str, evidences: list[Evidence], question: str) -> Verification:
         if not is_claim(sent):
             continue
         result.claims += 1
-        ids = [i for i in _CITE.findall(sent) if i in by_id]
-        if not ids:
+        cited = [by_id[i] for i in _CITE.findall(sent) if i in by_id]
+        if not cited:
             result.uncited_claims.append(sent)
-        scope = _evidence_text([by_id[i] for i in ids]) if ids else all_text
-        unknown.extend(tok for tok in identifiers(sent) if not _known_identifier(tok, scope))
+        unknown.extend(_unknown_identifiers(sent, _evidence_text(cited) if cited else all_text))
     result.unknown_identifiers = list(dict.fromkeys(unknown))
     result.invented_paths = list(dict.fromkeys(invented))
     # Removal above makes a surviving fabricated citation impossible; keep it checked.
     assert all(i in by_id for i in _CITE.findall(cleaned)), "fabricated citation survived"
     return result
+
+
+def _unknown_identifiers(claim: str, evidence_text: str) -> list[str]:
+    """The claim's identifiers that its cited evidence (all evidence if uncited) lacks."""
+    return [tok for tok in identifiers(claim) if not _known_identifier(tok, evidence_text)]
 
 
 def _evidence_text(evidences: list[Evidence]) -> str:
