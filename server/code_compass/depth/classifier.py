@@ -80,46 +80,50 @@ def topic_signals(
     has it); no overlap, no anaphora and no follow-up marker is a topic shift (D4).
     """
     names = {s.name for s in lexical}
-    # The marker's own words ("different topic: ...") say nothing about which topic.
-    q_text = question
-    for s in lexical:
-        if s.name in ("topic_shift", "topic_return") and s.evidence:
-            q_text = normalize(q_text).replace(s.evidence, " ")
-    q_terms = content_terms(q_text)
+    q_terms = content_terms(_topic_text(question, lexical))
     recent = history[-DEPTH_RECENT_TURNS_FOR_TOPIC:]
     older = history[:-DEPTH_RECENT_TURNS_FOR_TOPIC]
     recent_terms: frozenset[str] = frozenset().union(*(content_terms(m.content) for m in recent))
     older_terms: frozenset[str] = frozenset().union(*(content_terms(m.content) for m in older))
     with_recent = q_terms & recent_terms
     with_older = (q_terms & older_terms) - recent_terms
-    out: list[Signal] = []
     if "topic_shift" in names:
         if with_older and not with_recent:
             # "Different topic: back to the JWT check" - the topic is in episodic memory.
-            out.append(Signal("topic_return", "D1", 1.0, ",".join(sorted(with_older))))
-        return out
+            return [Signal("topic_return", "D1", 1.0, ",".join(sorted(with_older)))]
+        return []
     if not q_terms:
         # Nothing topical of its own ("Show me the line."): it can only mean the last topic.
-        out.append(Signal("ellipsis", "D1", 0.7, "no content words"))
-        return out
+        return [Signal("ellipsis", "D1", 0.7, "no content words")]
     if names & _CONNECTING:
-        return out
+        return []
     if with_recent:
-        out.append(
-            Signal("topic_continuity", "D0", DEPTH_DIRECT_SCORE, ",".join(sorted(with_recent)))
-        )
-    elif with_older:
-        out.append(Signal("topic_return", "D1", 0.8, ",".join(sorted(with_older))))
-    elif (
-        embedder is not None
-        and recent
-        and (cos := _cosine(embedder, question, "\n".join(m.content for m in recent)))
-        >= DEPTH_EMBED_CONTINUITY_COS
-    ):
-        out.append(Signal("topic_continuity", "D0", DEPTH_DIRECT_SCORE, f"cos={cos:.2f}"))
-    else:
-        out.append(Signal("topic_shift", "D4", 0.8, "no connection with recent turns"))
-    return out
+        return [Signal("topic_continuity", "D0", DEPTH_DIRECT_SCORE, ",".join(sorted(with_recent)))]
+    if with_older:
+        return [Signal("topic_return", "D1", 0.8, ",".join(sorted(with_older)))]
+    return [_embedded_continuity(question, recent, embedder)]
+
+
+def _topic_text(question: str, lexical: Sequence[Signal]) -> str:
+    """The question without a topic marker's own words ("different topic: ..."), which say
+    nothing about which topic."""
+    q_text = question
+    for s in lexical:
+        if s.name in ("topic_shift", "topic_return") and s.evidence:
+            q_text = normalize(q_text).replace(s.evidence, " ")
+    return q_text
+
+
+def _embedded_continuity(
+    question: str, recent: Sequence[Message], embedder: TopicEmbedder | None
+) -> Signal:
+    """No shared terms: continuity only if the embedder finds the question close enough to
+    the recent turns, else a topic shift."""
+    if embedder is not None and recent:
+        cos = _cosine(embedder, question, "\n".join(m.content for m in recent))
+        if cos >= DEPTH_EMBED_CONTINUITY_COS:
+            return Signal("topic_continuity", "D0", DEPTH_DIRECT_SCORE, f"cos={cos:.2f}")
+    return Signal("topic_shift", "D4", 0.8, "no connection with recent turns")
 
 
 def choose(scores: Mapping[str, float]) -> Depth:
