@@ -19,7 +19,7 @@ from code_compass.depth.classifier import classify
 from code_compass.depth.conversation import ConversationStore
 from code_compass.depth.evaluation import load_dataset
 from code_compass.depth.pack import build_pack
-from code_compass.depth.plan import plan_for
+from code_compass.depth.retrieval_plan import plan_for
 from code_compass.records import SearchHit
 
 DATASET = Path(__file__).resolve().parent.parent / "eval" / "depth" / "dataset.jsonl"

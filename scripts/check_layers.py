@@ -26,8 +26,8 @@ from pathlib import Path
 PACKAGE = "code_compass"
 REPO = Path(__file__).resolve().parent.parent
 
-# Shared leaves: records, limits and errors every layer may use.
-LEAVES = {"__init__", "constants", "errors", "records"}
+# Shared leaves: records, limits, errors and the JSON-lines log writer every layer may use.
+LEAVES = {"__init__", "constants", "errors", "records", "jsonl_log"}
 # The engine side: everything below the front doors.
 CORE = LEAVES | {
     "validation",
@@ -48,6 +48,7 @@ ALLOWED: dict[str, set[str]] = {
     "constants": set(),
     "errors": set(),
     "records": set(),
+    "jsonl_log": {"constants"},
     "storage": set(),
     "validation": LEAVES,
     "settings": LEAVES | {"index"},  # index.scan.ScanSettings is part of the engine's settings

@@ -11,7 +11,7 @@ that something really reads it; if nothing does, delete it instead.
 from typing import Any
 
 from code_compass.cli import _Parser
-from code_compass.depth.decision_log import DecisionRecord
+from code_compass.depth.depth_log import DecisionRecord
 from code_compass.index.summary import IndexProgress
 
 _: Any = None  # stands for another library's object: vulture matches attribute names only
@@ -38,15 +38,13 @@ _.log_severity_level
 _.enable_shape_inference  # onnxruntime's FusionOptions, read by its optimizer (embed/build.py)
 _.ir_version  # onnx.ModelProto, written into the model file (embed/graph.py)
 
+_.evidence_hits  # depth/pack.py: the pack's evidence in render order (docs/depth.md)
 _._state  # scripts/bench_lsp.py: a pygls client handler, registered by its decorator
 
 # DEAD, not yet deleted: these files were being restructured in parallel when the scan ran.
 # Delete the code and these lines together.
 _.COVERAGE_LOW_MEAN_NOTE  # constants.py
 _.AMBIGUITY_NEAR_EQUAL  # constants.py
-_.evidence_hits  # depth/pack.py: read by tests/depth/test_pack.py only
-_.Role  # depth/records.py
-_.details  # depth/records.py: DepthDecision.details, never set or read
 _.schedule_paths  # engine.py
 _._state_lock  # lsp/server.py
 _._last_state_sent  # lsp/server.py

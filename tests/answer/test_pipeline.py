@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.answer import AskRequest, DecisionLog, FixedPlan, LlmConfig, ask
+from code_compass.answer import AnswerDecisionLog, AskRequest, FixedPlan, LlmConfig, ask
 from code_compass.answer.prompt import SYSTEM_PROMPT
 from code_compass.constants import EXTRACTIVE_LABEL, NO_EVIDENCE_ANSWER
 from code_compass.errors import InputError
@@ -275,7 +275,7 @@ def test_no_key_gives_an_extractive_partial_answer(source, fake_api, monkeypatch
 
 
 def test_decision_log_one_json_line_per_question(source, fake_api, llm, tmp_path: Path):
-    log = DecisionLog(tmp_path / "logs" / "decisions.jsonl")
+    log = AnswerDecisionLog(tmp_path / "logs" / "decisions.jsonl")
     fake_api.script("`parse_config` returns settings [E1].")
     ask(AskRequest(Q_PARSE, min_score=0.3), source, llm=llm, log=log)
     ask(AskRequest("nothing matches zzqx"), source, llm=llm, log=log)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from code_compass.depth.text import content_terms
+from code_compass.depth.terms import content_terms
 from code_compass.records import SearchHit
 
 CORPUS = {

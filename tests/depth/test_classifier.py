@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from code_compass.depth.classifier import choose, classify
-from code_compass.depth.records import Message
+from code_compass.depth.depth_records import Message
 
 TIMEOUT_HISTORY = [
     Message("user", "Where is the request timeout configured?"),

@@ -7,7 +7,7 @@ import pytest
 
 from code_compass.depth.cli import run_depth
 from code_compass.depth.conversation import ConversationStore, extract_claims
-from code_compass.depth.decision_log import DecisionLog, DecisionRecord
+from code_compass.depth.depth_log import DecisionRecord, DepthDecisionLog
 from code_compass.depth.evaluation import evaluate, load_dataset
 from code_compass.errors import InputError
 from code_compass.records import SearchHit
@@ -61,7 +61,7 @@ def test_store_records_citations_and_user_claims() -> None:
 
 
 def test_decision_log_lines_and_rotation(tmp_path: Path) -> None:
-    log = DecisionLog(tmp_path / "logs" / "decisions.jsonl", max_bytes=600, backups=2)
+    log = DepthDecisionLog(tmp_path / "logs" / "decisions.jsonl", max_bytes=600, backups=2)
     for n in range(12):
         log.write(
             DecisionRecord(

@@ -15,7 +15,7 @@ from code_compass.answer.confidence import (
     AMBIGUITY_RESOLVED,
     AMBIGUITY_UNRESOLVED,
 )
-from code_compass.answer.evidence import Evidence
+from code_compass.answer.reread import Evidence
 from code_compass.constants import AMBIGUITY_CLEAR_MARGIN
 
 DEF_KINDS = {"function", "method", "class", "interface", "struct", "enum", "type", "trait"}
@@ -34,6 +34,23 @@ def _bare(symbol: str) -> str:
 def assess_ambiguity(
     question: str, named: list[str], evidences: list[Evidence], path_prefix: str | None
 ) -> AmbiguityResult:
+    """The worst ambiguity among the names: the first unresolved one, else the first
+    resolved one, else none."""
+    worst = AmbiguityResult(AMBIGUITY_NONE)
+    for name, evs in _definitions(named, evidences).items():
+        found = _judge(name, evs, question, path_prefix)
+        if found is None:
+            continue
+        if found.level == AMBIGUITY_UNRESOLVED:
+            return found
+        if worst.level == AMBIGUITY_NONE:
+            worst = found
+    return worst
+
+
+def _definitions(named: list[str], evidences: list[Evidence]) -> dict[str, list[Evidence]]:
+    """Definitions among the evidence, grouped by name: the names the question mentions,
+    and the qualified symbols of the top three hits."""
     groups: dict[str, list[Evidence]] = {}
     bare_named = {_bare(n) for n in named}
     for i, ev in enumerate(evidences):
@@ -44,27 +61,29 @@ def assess_ambiguity(
             groups.setdefault(_bare(sym), []).append(ev)
         elif i < 3:
             groups.setdefault(sym, []).append(ev)
-    worst = AmbiguityResult(AMBIGUITY_NONE)
-    for name, evs in groups.items():
-        by_path: dict[str, Evidence] = {}
-        for ev in evs:  # best per file (evidences are in rank order)
-            by_path.setdefault(ev.path, ev)
-        if len(by_path) < 2:
-            continue
-        ranked = sorted(by_path.values(), key=lambda e: e.score, reverse=True)
-        where = ", ".join(f"{e.path}:{e.start_line} ({e.score:.2f})" for e in ranked[:3])
-        picked = bool(path_prefix) or any(e.path in question for e in ranked)
-        if picked or ranked[0].score - ranked[1].score >= AMBIGUITY_CLEAR_MARGIN:
-            if worst.level == AMBIGUITY_NONE:
-                worst = AmbiguityResult(
-                    AMBIGUITY_RESOLVED,
-                    f"`{name}` is defined in {len(by_path)} files ({where}); "
-                    f"the best match, {ranked[0].path}, was preferred",
-                )
-        else:
-            return AmbiguityResult(
-                AMBIGUITY_UNRESOLVED,
-                f"`{name}` is defined in {len(by_path)} files with near-equal scores ({where}); "
-                "name the file or use pathPrefix",
-            )
-    return worst
+    return groups
+
+
+def _judge(
+    name: str, evs: list[Evidence], question: str, path_prefix: str | None
+) -> AmbiguityResult | None:
+    """None when `name` is defined in one file only; otherwise resolved or unresolved."""
+    by_path: dict[str, Evidence] = {}
+    for ev in evs:  # best per file (evidences are in rank order)
+        by_path.setdefault(ev.path, ev)
+    if len(by_path) < 2:
+        return None
+    ranked = sorted(by_path.values(), key=lambda e: e.score, reverse=True)
+    where = ", ".join(f"{e.path}:{e.start_line} ({e.score:.2f})" for e in ranked[:3])
+    picked = bool(path_prefix) or any(e.path in question for e in ranked)
+    if picked or ranked[0].score - ranked[1].score >= AMBIGUITY_CLEAR_MARGIN:
+        return AmbiguityResult(
+            AMBIGUITY_RESOLVED,
+            f"`{name}` is defined in {len(by_path)} files ({where}); "
+            f"the best match, {ranked[0].path}, was preferred",
+        )
+    return AmbiguityResult(
+        AMBIGUITY_UNRESOLVED,
+        f"`{name}` is defined in {len(by_path)} files with near-equal scores ({where}); "
+        "name the file or use pathPrefix",
+    )

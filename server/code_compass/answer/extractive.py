@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from code_compass.answer.evidence import Evidence
+from code_compass.answer.reread import Evidence
 from code_compass.constants import EXTRACTIVE_LABEL
 
 _DEF = re.compile(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import anthropic
+from anthropic.types import Message
 
 from code_compass.constants import (
     DEFAULT_MODEL,
@@ -116,38 +117,11 @@ def complete(
     """One answer from the model; raises LlmError after `max_retries` retries."""
     client = client or make_client(config)
     started = time.monotonic()
-    extra = {"temperature": config.temperature} if config.temperature is not None else None
     attempt = 0
     while True:
-        emitted = False
+        emitter = _Emitter(on_text)
         try:
-            if config.stream:
-                parts: list[str] = []
-                with client.messages.stream(
-                    model=config.model,
-                    max_tokens=config.max_tokens,
-                    system=system,
-                    messages=messages,  # type: ignore[arg-type]
-                    extra_body=extra,
-                ) as stream:
-                    for delta in stream.text_stream:
-                        parts.append(delta)
-                        if on_text is not None and delta:
-                            emitted = True
-                            on_text(delta)
-                    final = stream.get_final_message()
-                text = "".join(parts)
-            else:
-                final = client.messages.create(  # type: ignore[assignment]
-                    model=config.model,
-                    max_tokens=config.max_tokens,
-                    system=system,
-                    messages=messages,  # type: ignore[arg-type]
-                    extra_body=extra,
-                )
-                text = "".join(b.text for b in final.content if b.type == "text")
-                if on_text is not None and text:
-                    on_text(text)
+            text, final = _call(client, config, system, messages, emitter)
             return LlmResult(
                 text=text,
                 model=str(final.model or config.model),
@@ -157,11 +131,63 @@ def complete(
                 latency_ms=int((time.monotonic() - started) * 1000),
             )
         except Exception as err:  # SDK and transport errors alike end as LlmError
-            what, status = _describe(err)
-            if emitted or not _retryable(err) or attempt >= config.max_retries:
-                tries = f" after {attempt} retr{'y' if attempt == 1 else 'ies'}" if attempt else ""
-                raise LlmError(
-                    f"LLM call failed{tries}: {what}", status=status, retries=attempt
-                ) from err
-            sleep(min(config.backoff_max_s, config.backoff_base_s * (2**attempt)))
+            sleep(_backoff_or_raise(err, config, attempt, emitted=emitter.emitted))
             attempt += 1
+
+
+class _Emitter:
+    """Passes streamed text on and remembers whether any was shown (then no retry)."""
+
+    def __init__(self, on_text: Callable[[str], None] | None) -> None:
+        self.on_text = on_text
+        self.emitted = False
+
+    def __call__(self, delta: str) -> None:
+        if self.on_text is not None and delta:
+            self.emitted = True
+            self.on_text(delta)
+
+
+def _call(
+    client: anthropic.Anthropic,
+    config: LlmConfig,
+    system: str,
+    messages: list[dict[str, str]],
+    emitter: _Emitter,
+) -> tuple[str, Message]:
+    """One attempt: (answer text, final message)."""
+    extra = {"temperature": config.temperature} if config.temperature is not None else None
+    if config.stream:
+        parts: list[str] = []
+        with client.messages.stream(
+            model=config.model,
+            max_tokens=config.max_tokens,
+            system=system,
+            messages=messages,  # type: ignore[arg-type]
+            extra_body=extra,
+        ) as stream:
+            for delta in stream.text_stream:
+                parts.append(delta)
+                emitter(delta)
+            final = stream.get_final_message()
+        return "".join(parts), final
+    final = client.messages.create(  # type: ignore[assignment]
+        model=config.model,
+        max_tokens=config.max_tokens,
+        system=system,
+        messages=messages,  # type: ignore[arg-type]
+        extra_body=extra,
+    )
+    text = "".join(b.text for b in final.content if b.type == "text")
+    if emitter.on_text is not None and text:
+        emitter.on_text(text)
+    return text, final
+
+
+def _backoff_or_raise(err: Exception, config: LlmConfig, attempt: int, *, emitted: bool) -> float:
+    """Seconds to wait before the next attempt, or LlmError when this one was the last."""
+    what, status = _describe(err)
+    if emitted or not _retryable(err) or attempt >= config.max_retries:
+        tries = f" after {attempt} retr{'y' if attempt == 1 else 'ies'}" if attempt else ""
+        raise LlmError(f"LLM call failed{tries}: {what}", status=status, retries=attempt) from err
+    return min(config.backoff_max_s, config.backoff_base_s * (2**attempt))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from code_compass.answer.evidence import Evidence
 from code_compass.answer.language import language_name
+from code_compass.answer.redact import Redactor
+from code_compass.answer.reread import Evidence
+from code_compass.constants import HISTORY_MAX_TURNS
 
 # Fixed text: evidence never changes it (a test asserts that). Rules map to the seeds:
 # 000 "APENAS no contexto" / "diga que nao encontrou" / "conciso"; 001 citations, conflicts,
@@ -90,3 +92,33 @@ def build_prompt(
     reminders.extend(instructions or [])
     parts.append("\n".join(reminders))
     return Prompt(system=SYSTEM_PROMPT, user="\n\n".join(parts))
+
+
+@dataclass(frozen=True, slots=True)
+class PromptInput:
+    """Everything the prompt is made of, before redaction."""
+
+    question: str
+    evidences: list[Evidence]
+    question_language: str | None
+    history: list[dict[str, str]] = field(default_factory=list)  # oldest first
+    context_pack: str | None = None
+    instructions: tuple[str, ...] = ()
+
+
+def redacted_prompt(given: PromptInput) -> tuple[Prompt, int]:
+    """Prompt stage of `ask`: secrets masked in every part sent, the last HISTORY_MAX_TURNS
+    turns of history; returns the prompt and how many secrets were masked."""
+    redactor = Redactor()
+    prompt = build_prompt(
+        redactor(given.question),
+        [replace(e, text=redactor(e.text)) for e in given.evidences],
+        question_language=given.question_language,
+        history=[
+            {"role": h["role"], "content": redactor(h["content"])}
+            for h in given.history[-HISTORY_MAX_TURNS:]
+        ],
+        context_pack=redactor(given.context_pack) if given.context_pack else None,
+        instructions=list(given.instructions),
+    )
+    return prompt, redactor.total

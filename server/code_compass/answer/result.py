@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from code_compass.answer.evidence import Evidence
+from code_compass.answer.reread import Evidence
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ import math
 import re
 from dataclasses import replace
 
+from code_compass.answer.coverage import needs_suggestions
+from code_compass.answer.grounds import Grounds
 from code_compass.answer.source import EvidenceSource
 from code_compass.constants import NEARBY_TERMS_LIMIT, SUGGESTION_COUNT
 from code_compass.records import SearchHit, SearchParams
@@ -77,6 +79,17 @@ def _where(
     return None
 
 
+class _Picks:
+    """The suggestions so far: deduplicated, at most SUGGESTION_COUNT."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def add(self, text: str) -> None:
+        if text not in self.items and len(self.items) < SUGGESTION_COUNT:
+            self.items.append(text)
+
+
 def build_suggestions(
     question: str,
     params: SearchParams,
@@ -85,20 +98,31 @@ def build_suggestions(
     kept: list[SearchHit] | None = None,
 ) -> list[str]:
     """Exactly SUGGESTION_COUNT suggestions (deduplicated), concrete when the index has data."""
-    out: list[str] = []
-
-    def add(s: str) -> None:
-        if s not in out and len(out) < SUGGESTION_COUNT:
-            out.append(s)
-
+    picks = _Picks()
     try:
         terms = source.nearby_terms(params.query, NEARBY_TERMS_LIMIT)
-    except Exception:
+    except Exception:  # a suggestion must never break the answer
         terms = []
     probe = _probe(source, params)
-    lowered = {t.lower(): t for t in terms}
+    _spelling(picks, question, terms, probe, source, params)
+    _nearby(picks, terms, probe, source, params)
+    _filtered_out(picks, params, probe)
+    _narrower(picks, params, terms, (kept or []) + probe)
+    for generic in _GENERIC:
+        picks.add(generic)
+    return picks.items
 
-    # 1. Spelling: a question word close to, but not equal to, an indexed name.
+
+def _spelling(
+    picks: _Picks,
+    question: str,
+    terms: list[str],
+    probe: list[SearchHit],
+    source: EvidenceSource,
+    params: SearchParams,
+) -> None:
+    """1. A question word close to, but not equal to, an indexed name."""
+    lowered = {t.lower(): t for t in terms}
     for word in dict.fromkeys(_WORD.findall(question)):
         if word.lower() in _STOP or word.lower() in lowered:
             continue
@@ -106,66 +130,93 @@ def build_suggestions(
         if close:
             fixed = lowered[close[0]]
             where = _where(fixed, probe, source, params)
-            add(f"Check the spelling: `{word}` → `{fixed}`" + (f" ({where})" if where else ""))
+            picks.add(
+                f"Check the spelling: `{word}` → `{fixed}`" + (f" ({where})" if where else "")
+            )
 
-    # 2. Nearby symbols / paths the index does contain.
+
+def _nearby(
+    picks: _Picks,
+    terms: list[str],
+    probe: list[SearchHit],
+    source: EvidenceSource,
+    params: SearchParams,
+) -> None:
+    """2. Nearby symbols / paths the index does contain (leaving room for other kinds)."""
     for term in terms:
-        if len(out) >= 2:
+        if len(picks.items) >= 2:
             break
-        if any(f"`{term}`" in s for s in out):
+        if any(f"`{term}`" in s for s in picks.items):
             continue
         if _is_path(term):
-            add(f"Ask about `{term}`: it is in the index and close to your words")
+            picks.add(_ask_about_path(term))
         else:
             where = _where(term, probe, source, params)
-            add(f"Did you mean `{term}`" + (f" ({where})?" if where else "?"))
+            picks.add(f"Did you mean `{term}`" + (f" ({where})?" if where else "?"))
 
-    # 3. What the filters cut out.
-    if probe:
-        best = probe[0]
-        if params.min_score is not None and best.score < params.min_score:
-            floor = math.floor(best.score * 100) / 100
-            add(
-                f"The closest match is `{best.symbol or best.path}` in {best.path}:"
-                f"{best.start_line}-{best.end_line} (score {best.score:.2f}, below minScore "
-                f"{params.min_score:g}); lower minScore to {floor:.2f} "
-                "to include it"
-            )
-        if params.language and all(h.language != params.language for h in probe):
-            langs = sorted({h.language for h in probe if h.language})
-            add(
-                f"Drop the language filter '{params.language}': matches exist in "
-                f"{', '.join(langs) or 'other'} files"
-            )
-        if params.path_prefix and all(not h.path.startswith(params.path_prefix) for h in probe):
-            add(
-                f"Remove pathPrefix '{params.path_prefix}': the closest matches are in "
-                f"{probe[0].path}"
-            )
 
-    # 4. Narrow the scope to where the material is.
-    pool = (kept or []) + probe
+def _filtered_out(picks: _Picks, params: SearchParams, probe: list[SearchHit]) -> None:
+    """3. What minScore, the language filter or pathPrefix cut out."""
+    if not probe:
+        return
+    best = probe[0]
+    if params.min_score is not None and best.score < params.min_score:
+        floor = math.floor(best.score * 100) / 100
+        picks.add(
+            f"The closest match is `{best.symbol or best.path}` in {best.path}:"
+            f"{best.start_line}-{best.end_line} (score {best.score:.2f}, below minScore "
+            f"{params.min_score:g}); lower minScore to {floor:.2f} "
+            "to include it"
+        )
+    if params.language and all(h.language != params.language for h in probe):
+        langs = sorted({h.language for h in probe if h.language})
+        picks.add(
+            f"Drop the language filter '{params.language}': matches exist in "
+            f"{', '.join(langs) or 'other'} files"
+        )
+    if params.path_prefix and all(not h.path.startswith(params.path_prefix) for h in probe):
+        picks.add(
+            f"Remove pathPrefix '{params.path_prefix}': the closest matches are in {best.path}"
+        )
+
+
+def _narrower(picks: _Picks, params: SearchParams, terms: list[str], pool: list[SearchHit]) -> None:
+    """4. Narrow the scope to where the material is; name what is indexed nearby."""
     if not params.path_prefix:
         dirs = [d for d in (_top_dir(h.path) for h in pool) if d]
         if dirs:
             top = max(set(dirs), key=dirs.count)
-            add(f"Narrow with pathPrefix '{top}' (where the closest matches are)")
+            picks.add(f"Narrow with pathPrefix '{top}' (where the closest matches are)")
     for term in terms:
         if _is_path(term):
-            add(f"Ask about `{term}`: it is in the index and close to your words")
+            picks.add(_ask_about_path(term))
         else:
-            add(f"Ask about `{term}` by name: it is defined in the index")
+            picks.add(f"Ask about `{term}` by name: it is defined in the index")
     for h in pool:
         if h.symbol:
-            add(f"Ask about `{h.symbol}` ({h.path}:{h.start_line}), the nearest indexed symbol")
-        add(f"Open {h.path}:{h.start_line}-{h.end_line}, the nearest indexed passage")
+            picks.add(
+                f"Ask about `{h.symbol}` ({h.path}:{h.start_line}), the nearest indexed symbol"
+            )
+        picks.add(f"Open {h.path}:{h.start_line}-{h.end_line}, the nearest indexed passage")
 
-    # 5. Nothing in the index at all: say how to get material in.
-    for generic in (
-        "The index has no matching material yet: run `code-compass index` or wait for "
-        "indexing to finish (see `code-compass status`)",
-        "Name a function, class or file you expect to exist, e.g. in backticks",
-        "Check that the workspace folder is the project you mean",
-    ):
-        add(generic)
-    return out
+
+def _ask_about_path(term: str) -> str:
+    return f"Ask about `{term}`: it is in the index and close to your words"
+
+
+# 5. Nothing in the index at all: say how to get material in.
+_GENERIC = (
+    "The index has no matching material yet: run `code-compass index` or wait for "
+    "indexing to finish (see `code-compass status`)",
+    "Name a function, class or file you expect to exist, e.g. in backticks",
+    "Check that the workspace folder is the project you mean",
+)
+
+
+def suggest(
+    params: SearchParams, source: EvidenceSource, grounds: Grounds, kept: list[SearchHit]
+) -> list[str]:
+    """Suggestions when coverage is low or none, or the question names a missing symbol."""
+    if needs_suggestions(grounds.coverage) or grounds.missing:
+        return build_suggestions(params.query, params, source, kept=kept)
+    return []

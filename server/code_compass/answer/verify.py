@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from code_compass.answer.evidence import Evidence
+from code_compass.answer.extractive import extractive_frame
 from code_compass.answer.language import detect_language
+from code_compass.answer.reread import Evidence
 from code_compass.constants import CLAIM_MIN_WORDS
 
 _CITE_GROUP = re.compile(r"[ \t]*\[\s*(E\d+(?:\s*[,;]\s*E\d+)*)\s*\]")
@@ -213,29 +214,40 @@ def verify(text: str, evidences: list[Evidence], question: str) -> Verification:
         answer_language=detect_language(cleaned),
         question_language=detect_language(question),
     )
-    all_text = "\n".join(f"{e.path}\n{e.hit.symbol}\n{e.text}" for e in evidences)
+    all_text = _evidence_text(evidences)
     unknown: list[str] = []
     invented: list[str] = []
     for sent in sentences(cleaned):
-        for p in paths(sent):
-            if not _path_known(p, evidences):
-                invented.append(p)
+        invented.extend(p for p in paths(sent) if not _path_known(p, evidences))
         if not is_claim(sent):
             continue
         result.claims += 1
-        ids = [i for i in _CITE.findall(sent) if i in by_id]
-        if not ids:
+        cited = [by_id[i] for i in _CITE.findall(sent) if i in by_id]
+        if not cited:
             result.uncited_claims.append(sent)
-        scope = (
-            "\n".join(f"{by_id[i].path}\n{by_id[i].hit.symbol}\n{by_id[i].text}" for i in ids)
-            if ids
-            else all_text
-        )
-        for tok in identifiers(sent):
-            if not _known_identifier(tok, scope):
-                unknown.append(tok)
+        unknown.extend(_unknown_identifiers(sent, _evidence_text(cited) if cited else all_text))
     result.unknown_identifiers = list(dict.fromkeys(unknown))
     result.invented_paths = list(dict.fromkeys(invented))
     # Removal above makes a surviving fabricated citation impossible; keep it checked.
     assert all(i in by_id for i in _CITE.findall(cleaned)), "fabricated citation survived"
+    return result
+
+
+def _unknown_identifiers(claim: str, evidence_text: str) -> list[str]:
+    """The claim's identifiers that its cited evidence (all evidence if uncited) lacks."""
+    return [tok for tok in identifiers(claim) if not _known_identifier(tok, evidence_text)]
+
+
+def _evidence_text(evidences: list[Evidence]) -> str:
+    return "\n".join(f"{e.path}\n{e.hit.symbol}\n{e.text}" for e in evidences)
+
+
+def verify_answer(
+    text: str, evidences: list[Evidence], question: str, *, extractive: bool = False
+) -> Verification:
+    """Verify stage of `ask`. An extractive answer's label and footer make no claims: only
+    its body is checked; the returned text is the whole answer with citations fixed."""
+    head, body, foot = extractive_frame(text) if extractive else ("", text, "")
+    result = verify(body, evidences, question)
+    result.text = "\n".join(part for part in (head, result.text, foot) if part)
     return result

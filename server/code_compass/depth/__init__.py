@@ -2,18 +2,18 @@
 
 from code_compass.depth.classifier import classify
 from code_compass.depth.conversation import ConversationStore, extract_claims
-from code_compass.depth.decision_log import DecisionLog, DecisionRecord
+from code_compass.depth.depth_log import DecisionRecord, DepthDecisionLog
+from code_compass.depth.depth_records import Claim, DepthDecision, Message, Turn
 from code_compass.depth.pack import ContextPack, build_pack
-from code_compass.depth.plan import RetrievalPlan, plan_for
-from code_compass.depth.records import Claim, DepthDecision, Message, Turn
+from code_compass.depth.retrieval_plan import RetrievalPlan, plan_for
 
 __all__ = [
     "Claim",
     "ContextPack",
     "ConversationStore",
-    "DecisionLog",
     "DecisionRecord",
     "DepthDecision",
+    "DepthDecisionLog",
     "Message",
     "RetrievalPlan",
     "Turn",

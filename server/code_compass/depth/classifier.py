@@ -1,6 +1,6 @@
 """Depth classification D0-D4 (seed 004 `detect_depth_level`, REQ-CDC-001..005).
 
-Signals come from the wording (signals.py) and from the history (topic continuity, below).
+Signals come from the wording (lexicons.py) and from the history (topic continuity, below).
 Each level's score is its strongest signal; D0 always scores DEPTH_DIRECT_SCORE. The chosen
 level is the first, in the seed's precedence D3 > D4 > D2 > D1 > D0, whose score is within
 DEPTH_TIE_MARGIN of the best score: close calls go to the deeper level ("errar para cima").
@@ -22,9 +22,9 @@ from code_compass.constants import (
     DEPTH_RECENT_TURNS_FOR_TOPIC,
     DEPTH_TIE_MARGIN,
 )
-from code_compass.depth.records import DEPTHS, Depth, DepthDecision, Message, Signal, Turn
-from code_compass.depth.signals import lexical_signals
-from code_compass.depth.text import content_terms, normalize
+from code_compass.depth.depth_records import DEPTHS, Depth, DepthDecision, Message, Signal, Turn
+from code_compass.depth.lexicons import lexical_signals
+from code_compass.depth.terms import content_terms, normalize
 
 # Signals that tie the question to the conversation: with any of them it is not a new topic.
 _CONNECTING = frozenset(
@@ -40,7 +40,7 @@ _CONNECTING = frozenset(
 )
 
 
-class Embedder(Protocol):
+class TopicEmbedder(Protocol):
     def embed(self, texts: list[str]) -> Any: ...
 
 
@@ -59,7 +59,7 @@ def as_messages(history: Iterable[Message | Turn | Mapping[str, Any]]) -> list[M
     return out
 
 
-def _cosine(embedder: Embedder, a: str, b: str) -> float:
+def _cosine(embedder: TopicEmbedder, a: str, b: str) -> float:
     vecs = np.asarray(embedder.embed([a, b]), dtype=np.float32)
     norms = np.linalg.norm(vecs, axis=1)
     if float(norms.min()) == 0.0:
@@ -71,7 +71,7 @@ def topic_signals(
     question: str,
     history: Sequence[Message],
     lexical: Sequence[Signal],
-    embedder: Embedder | None = None,
+    embedder: TopicEmbedder | None = None,
 ) -> list[Signal]:
     """Continuity, return to an older topic, or shift, judged against the history.
 
@@ -80,46 +80,50 @@ def topic_signals(
     has it); no overlap, no anaphora and no follow-up marker is a topic shift (D4).
     """
     names = {s.name for s in lexical}
-    # The marker's own words ("different topic: ...") say nothing about which topic.
-    q_text = question
-    for s in lexical:
-        if s.name in ("topic_shift", "topic_return") and s.evidence:
-            q_text = normalize(q_text).replace(s.evidence, " ")
-    q_terms = content_terms(q_text)
+    q_terms = content_terms(_topic_text(question, lexical))
     recent = history[-DEPTH_RECENT_TURNS_FOR_TOPIC:]
     older = history[:-DEPTH_RECENT_TURNS_FOR_TOPIC]
     recent_terms: frozenset[str] = frozenset().union(*(content_terms(m.content) for m in recent))
     older_terms: frozenset[str] = frozenset().union(*(content_terms(m.content) for m in older))
     with_recent = q_terms & recent_terms
     with_older = (q_terms & older_terms) - recent_terms
-    out: list[Signal] = []
     if "topic_shift" in names:
         if with_older and not with_recent:
             # "Different topic: back to the JWT check" - the topic is in episodic memory.
-            out.append(Signal("topic_return", "D1", 1.0, ",".join(sorted(with_older))))
-        return out
+            return [Signal("topic_return", "D1", 1.0, ",".join(sorted(with_older)))]
+        return []
     if not q_terms:
         # Nothing topical of its own ("Show me the line."): it can only mean the last topic.
-        out.append(Signal("ellipsis", "D1", 0.7, "no content words"))
-        return out
+        return [Signal("ellipsis", "D1", 0.7, "no content words")]
     if names & _CONNECTING:
-        return out
+        return []
     if with_recent:
-        out.append(
-            Signal("topic_continuity", "D0", DEPTH_DIRECT_SCORE, ",".join(sorted(with_recent)))
-        )
-    elif with_older:
-        out.append(Signal("topic_return", "D1", 0.8, ",".join(sorted(with_older))))
-    elif (
-        embedder is not None
-        and recent
-        and (cos := _cosine(embedder, question, "\n".join(m.content for m in recent)))
-        >= DEPTH_EMBED_CONTINUITY_COS
-    ):
-        out.append(Signal("topic_continuity", "D0", DEPTH_DIRECT_SCORE, f"cos={cos:.2f}"))
-    else:
-        out.append(Signal("topic_shift", "D4", 0.8, "no connection with recent turns"))
-    return out
+        return [Signal("topic_continuity", "D0", DEPTH_DIRECT_SCORE, ",".join(sorted(with_recent)))]
+    if with_older:
+        return [Signal("topic_return", "D1", 0.8, ",".join(sorted(with_older)))]
+    return [_embedded_continuity(question, recent, embedder)]
+
+
+def _topic_text(question: str, lexical: Sequence[Signal]) -> str:
+    """The question without a topic marker's own words ("different topic: ..."), which say
+    nothing about which topic."""
+    q_text = question
+    for s in lexical:
+        if s.name in ("topic_shift", "topic_return") and s.evidence:
+            q_text = normalize(q_text).replace(s.evidence, " ")
+    return q_text
+
+
+def _embedded_continuity(
+    question: str, recent: Sequence[Message], embedder: TopicEmbedder | None
+) -> Signal:
+    """No shared terms: continuity only if the embedder finds the question close enough to
+    the recent turns, else a topic shift."""
+    if embedder is not None and recent:
+        cos = _cosine(embedder, question, "\n".join(m.content for m in recent))
+        if cos >= DEPTH_EMBED_CONTINUITY_COS:
+            return Signal("topic_continuity", "D0", DEPTH_DIRECT_SCORE, f"cos={cos:.2f}")
+    return Signal("topic_shift", "D4", 0.8, "no connection with recent turns")
 
 
 def choose(scores: Mapping[str, float]) -> Depth:
@@ -136,7 +140,7 @@ def classify(
     question: str,
     history: Iterable[Message | Turn | Mapping[str, Any]] = (),
     *,
-    embedder: Embedder | None = None,
+    embedder: TopicEmbedder | None = None,
 ) -> DepthDecision:
     """Choose the depth of `question` given the conversation before it (REQ-CDC-001..003)."""
     t0 = time.perf_counter()
@@ -160,4 +164,4 @@ def classify(
         if s.name not in names:
             names.append(s.name)
     latency = (time.perf_counter() - t0) * 1000.0
-    return DepthDecision(depth, names, scores, latency, tuple(found))
+    return DepthDecision(depth, names, scores, latency)

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from code_compass.depth.classifier import classify
-from code_compass.depth.plan import plan_for
-from code_compass.depth.records import Message
+from code_compass.depth.depth_records import Message
+from code_compass.depth.retrieval_plan import plan_for
 from code_compass.errors import InputError
 from code_compass.validation import validate_query
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from code_compass.constants import CONV_MAX_CONVERSATIONS, CONV_MAX_MESSAGE_CHARS, CONV_MAX_TURNS
-from code_compass.depth.records import Claim, Message, Turn
+from code_compass.depth.depth_records import Claim, Message, Turn
 from code_compass.records import SearchHit
 
 _CITATION = re.compile(r"\[(E\d+(?:\s*,\s*E\d+)*)\]")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from code_compass.depth.classifier import classify
-from code_compass.depth.records import DEPTHS
+from code_compass.depth.depth_records import DEPTHS
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,10 +26,10 @@ from code_compass.constants import (
 )
 from code_compass.depth.classifier import as_messages
 from code_compass.depth.conversation import extract_claims, split_sentences, strip_citations
-from code_compass.depth.plan import RetrievalPlan
-from code_compass.depth.records import Claim, DepthDecision, Message, Turn
-from code_compass.depth.text import content_terms
-from code_compass.depth.tokens import count_tokens, truncate_to_tokens
+from code_compass.depth.depth_records import Claim, DepthDecision, Message, Turn
+from code_compass.depth.retrieval_plan import RetrievalPlan
+from code_compass.depth.terms import content_terms
+from code_compass.depth.token_count import count_tokens, truncate_to_tokens
 from code_compass.records import SearchHit
 
 SearchFn = Callable[[str, int], list[SearchHit]]
@@ -246,92 +246,118 @@ def build_pack(
     workspace: str | None = None,
 ) -> ContextPack:
     """Assemble the level's sections from the conversation and the index, within budget."""
-    budget = plan.effective_budget
-    cap = max(16, int(budget * DEPTH_MAX_ITEM_SHARE))
-    hit_cap = max(16, int(budget * DEPTH_MAX_HIT_SHARE))
-    turns = _turns(conversation)
-    items: list[PackItem] = []
-    queries: list[str] = []
-    seen: set[tuple[str, int, int]] = set()
-
-    def run(query: str, k: int) -> list[SearchHit]:
-        queries.append(query)
-        hits = [h for h in search(query, k) if _key(h) not in seen]
-        hits.sort(key=lambda h: h.score, reverse=True)
-        seen.update(_key(h) for h in hits)
-        return hits
-
-    def add_hits(section: str, hits: Iterable[SearchHit]) -> None:
-        for rank, h in enumerate(hits):
-            prio = 60 + h.score if rank < DEPTH_MIN_EVIDENCE_KEPT else 30 + 10 * h.score
-            items.append(PackItem(section, "hit", _hit_text(h, hit_cap), prio, hit=h))
-
-    # Working set (always; D4 resets it to nothing but the question).
-    window = plan.recent_messages
-    recent = turns if window is None else (turns[-window:] if window else [])
-    if plan.depth != "D4":
-        if active_file:
-            items.append(PackItem("working_set", "active_file", f"Active file: {active_file}", 55))
-        if selection:
-            sel = truncate_to_tokens(selection, cap)
-            items.append(PackItem("working_set", "selection", "Selection:\n" + _data(sel), 50))
-    for age, t in enumerate(reversed(recent)):
-        prio = 45 - age if age < 2 else 10 + max(0, 9 - age) / 10
-        text = f"[{t.role}]\n" + _data(truncate_to_tokens(t.content, cap))
-        items.append(PackItem("working_set", "message", text, prio, role=t.role))
-    # Messages were added newest first for priorities; show them in conversation order.
-    msgs = [i for i in items if i.kind == "message"][::-1]
-    items = [i for i in items if i.kind != "message"] + msgs
-    if "semantic" not in plan.sections:
-        # D0/D1: the question's own evidence belongs to what is in front of us.
-        query = question if plan.depth == "D0" else _thread_query(question, turns)
-        add_hits("working_set", run(query, plan.top_k))
-
+    sections = _Sections(plan, _turns(conversation), search)
+    recent = sections.working_set(question, active_file, selection)
     if "episodic" in plan.sections:
-        older = turns[: len(turns) - len(recent)] if recent else turns
-        lines = episodic_summary(older or turns)
-        for n, line in enumerate(lines):
-            age = len(lines) - 1 - n  # oldest lines are dropped first
-            items.append(PackItem("episodic", "summary", f"- {line}", 20 + max(0, 9 - age) / 10))
-
-    claims: list[Claim] = []
-    if "claims" in plan.sections:
-        claims = _relevant_claims(turns, question)
-        # What each claim cited is its own side; register it before any search can take it.
-        cited: list[list[SearchHit]] = []
-        for c in claims:
-            hits = [h for h in map(_hit_from_json, c.evidence) if _key(h) not in seen]
-            seen.update(_key(h) for h in hits)
-            cited.append(hits)
-        # Then the correction's evidence: the side the earlier answer lacked.
-        against = run(question, DEPTH_CLAIM_SEARCH_K)
-        for n, c in enumerate(claims):
-            head = f"Claim C{n + 1} ({c.source}, turn {c.turn_index}): "
-            items.append(PackItem("claims", "claim", head + _data(c.text), 80, claim=n))
-            for h in cited[n]:
-                items.append(_side_item(n, "cited", h, hit_cap, 71 + h.score))
-            for h in run(c.text, DEPTH_CLAIM_SEARCH_K):
-                items.append(_side_item(n, "support", h, hit_cap, 66 + h.score))
-        for h in against:
-            items.append(_side_item(-1, "conflict", h, hit_cap, 68 + h.score))
-
+        sections.episodic(recent)
+    claims = sections.claims(question) if "claims" in plan.sections else []
     if "semantic" in plan.sections:
-        query = question if plan.depth in ("D3", "D4") else _thread_query(question, turns)
-        add_hits("semantic", run(query, plan.top_k))
-
+        query = question if plan.depth in ("D3", "D4") else _thread_query(question, sections.turns)
+        sections.add_hits("semantic", sections.run(query, plan.top_k))
     pack = ContextPack(
         depth=plan.depth,
         plan=plan,
         question=question,
         sections=list(plan.sections),
         instructions=list(plan.llm_instructions),
-        items=items,
+        items=sections.items,
         persona=PERSONA.format(workspace=workspace or "workspace"),
-        queries=queries,
+        queries=sections.queries,
         claims=claims,
     )
-    _fit(pack, budget)
+    _fit(pack, plan.effective_budget)
     return pack
+
+
+class _Sections:
+    """The pack's items as the sections add them; a hit goes to the first section that
+    finds it (`seen`), and every search is recorded (`queries`)."""
+
+    def __init__(self, plan: RetrievalPlan, turns: list[Turn], search: SearchFn) -> None:
+        self.plan = plan
+        self.turns = turns
+        self.search = search
+        budget = plan.effective_budget
+        self.cap = max(16, int(budget * DEPTH_MAX_ITEM_SHARE))
+        self.hit_cap = max(16, int(budget * DEPTH_MAX_HIT_SHARE))
+        self.items: list[PackItem] = []
+        self.queries: list[str] = []
+        self.seen: set[tuple[str, int, int]] = set()
+
+    def run(self, query: str, k: int) -> list[SearchHit]:
+        self.queries.append(query)
+        hits = [h for h in self.search(query, k) if _key(h) not in self.seen]
+        hits.sort(key=lambda h: h.score, reverse=True)
+        self.seen.update(_key(h) for h in hits)
+        return hits
+
+    def add_hits(self, section: str, hits: Iterable[SearchHit]) -> None:
+        for rank, h in enumerate(hits):
+            prio = 60 + h.score if rank < DEPTH_MIN_EVIDENCE_KEPT else 30 + 10 * h.score
+            self.items.append(PackItem(section, "hit", _hit_text(h, self.hit_cap), prio, hit=h))
+
+    def working_set(
+        self, question: str, active_file: str | None, selection: str | None
+    ) -> list[Turn]:
+        """Always present; D4 resets it to nothing but the question. Returns the recent turns."""
+        plan, turns = self.plan, self.turns
+        window = plan.recent_messages
+        recent = turns if window is None else (turns[-window:] if window else [])
+        if plan.depth != "D4":
+            if active_file:
+                self.items.append(
+                    PackItem("working_set", "active_file", f"Active file: {active_file}", 55)
+                )
+            if selection:
+                sel = truncate_to_tokens(selection, self.cap)
+                self.items.append(
+                    PackItem("working_set", "selection", "Selection:\n" + _data(sel), 50)
+                )
+        messages = []
+        for age, t in enumerate(reversed(recent)):
+            prio = 45 - age if age < 2 else 10 + max(0, 9 - age) / 10
+            text = f"[{t.role}]\n" + _data(truncate_to_tokens(t.content, self.cap))
+            messages.append(PackItem("working_set", "message", text, prio, role=t.role))
+        # Priorities were given newest first; show the messages in conversation order.
+        self.items.extend(messages[::-1])
+        if "semantic" not in plan.sections:
+            # D0/D1: the question's own evidence belongs to what is in front of us.
+            query = question if plan.depth == "D0" else _thread_query(question, turns)
+            self.add_hits("working_set", self.run(query, plan.top_k))
+        return recent
+
+    def episodic(self, recent: list[Turn]) -> None:
+        turns = self.turns
+        older = turns[: len(turns) - len(recent)] if recent else turns
+        lines = episodic_summary(older or turns)
+        for n, line in enumerate(lines):
+            age = len(lines) - 1 - n  # oldest lines are dropped first
+            self.items.append(
+                PackItem("episodic", "summary", f"- {line}", 20 + max(0, 9 - age) / 10)
+            )
+
+    def claims(self, question: str) -> list[Claim]:
+        """Each earlier claim with the evidence it cited, evidence found for it, and the
+        evidence found for the user's correction."""
+        claims = _relevant_claims(self.turns, question)
+        # What each claim cited is its own side; register it before any search can take it.
+        cited: list[list[SearchHit]] = []
+        for c in claims:
+            hits = [h for h in map(_hit_from_json, c.evidence) if _key(h) not in self.seen]
+            self.seen.update(_key(h) for h in hits)
+            cited.append(hits)
+        # Then the correction's evidence: the side the earlier answer lacked.
+        against = self.run(question, DEPTH_CLAIM_SEARCH_K)
+        for n, c in enumerate(claims):
+            head = f"Claim C{n + 1} ({c.source}, turn {c.turn_index}): "
+            self.items.append(PackItem("claims", "claim", head + _data(c.text), 80, claim=n))
+            for h in cited[n]:
+                self.items.append(_side_item(n, "cited", h, self.hit_cap, 71 + h.score))
+            for h in self.run(c.text, DEPTH_CLAIM_SEARCH_K):
+                self.items.append(_side_item(n, "support", h, self.hit_cap, 66 + h.score))
+        for h in against:
+            self.items.append(_side_item(-1, "conflict", h, self.hit_cap, 68 + h.score))
+        return claims
 
 
 _SIDE_LABEL = {

@@ -75,14 +75,14 @@ def reindex_project(raw: Any, projects: Iterable[str]) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class AskRequest:
+class AskParams:
     """What `codeCompass/ask` hands to `Engine.ask` (as a dict) plus the stream id."""
 
     body: dict[str, Any]
     request_id: str | int | None  # echoed in codeCompass/answerDelta; default: JSON-RPC id
 
 
-def ask_request(raw: Any, settings: Settings, projects: Iterable[str]) -> AskRequest:
+def ask_request(raw: Any, settings: Settings, projects: Iterable[str]) -> AskParams:
     obj = as_object(raw, "codeCompass/ask")
     question = obj.get("question", obj.get("query"))
     if question is None:
@@ -131,4 +131,4 @@ def ask_request(raw: Any, settings: Settings, projects: Iterable[str]) -> AskReq
     for key in ("history", "activeFile", "selection"):
         if key in obj:
             body[key] = obj[key]
-    return AskRequest(body=body, request_id=request_id)
+    return AskParams(body=body, request_id=request_id)

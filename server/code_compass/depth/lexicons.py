@@ -1,6 +1,6 @@
 """Depth signals of seed 004 ("Sinais de Profundidade"), English and Portuguese.
 
-Patterns run on `text.normalize` output: lower case, no accents ("não" == "nao"), straight
+Patterns run on `terms.normalize` output: lower case, no accents ("não" == "nao"), straight
 quotes. Each lexicon is a list of (regex, strength); a signal's strength is the strongest
 pattern that matched. Strengths below 0.5 are hedges: they only win a tie (see classifier).
 """
@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from code_compass.depth.records import Depth, Signal
+from code_compass.depth.depth_records import Depth, Signal
 
 Lexicon = Sequence[tuple[re.Pattern[str], float]]
 
@@ -263,18 +263,11 @@ def lexical_signals(norm: str, raw: str, *, has_history: bool, has_answer: bool)
         if hit is not None:
             out.append(Signal(name, level, hit.strength, hit.matched))
 
-    if has_answer:
-        dis = match(DISAGREEMENT, norm)
-        statement = not norm.endswith("?") and not REQUEST_START.search(norm)
-        if dis is None and statement and CONTRAST_STATEMENT.search(norm):
-            dis = LexiconHit(0.7, "X, not Y")
-        if dis is None and statement and NEGATED_STATEMENT.search(norm):
-            dis = LexiconHit(0.6, "negated statement")
-        if dis is not None:
-            # "No tests for it?" is a question, not a "No." - the regexes need the punctuation.
-            # A doubt asked as a question is a disagreement; a statement is a correction.
-            name = "disagreement" if "?" in norm else "correction"
-            out.append(Signal(name, "D3", dis.strength, dis.matched))
+    if has_answer and (dis := _disagreement(norm)) is not None:
+        # "No tests for it?" is a question, not a "No." - the regexes need the punctuation.
+        # A doubt asked as a question is a disagreement; a statement is a correction.
+        name = "disagreement" if "?" in norm else "correction"
+        out.append(Signal(name, "D3", dis.strength, dis.matched))
     if has_history:
         add("topic_shift", "D4", match(TOPIC_SHIFT_MARKERS, norm))
         add("topic_return", "D1", match(TOPIC_RETURN_MARKERS, norm))
@@ -293,3 +286,14 @@ def lexical_signals(norm: str, raw: str, *, has_history: bool, has_answer: bool)
     add("list_summary_request", "D2", match(LIST_SUMMARY, norm))
     add("temporal_reference", "D1", match(TEMPORAL, norm))
     return out
+
+
+def _disagreement(norm: str) -> LexiconHit | None:
+    """A disagreement marker, or a statement that contrasts or negates (X, not Y)."""
+    dis = match(DISAGREEMENT, norm)
+    statement = not norm.endswith("?") and not REQUEST_START.search(norm)
+    if dis is None and statement and CONTRAST_STATEMENT.search(norm):
+        dis = LexiconHit(0.7, "X, not Y")
+    if dis is None and statement and NEGATED_STATEMENT.search(norm):
+        dis = LexiconHit(0.6, "negated statement")
+    return dis

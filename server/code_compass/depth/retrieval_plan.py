@@ -17,7 +17,7 @@ from code_compass.constants import (
     DEPTH_TOKEN_SAFETY,
     DEPTH_TOP_K,
 )
-from code_compass.depth.records import Depth
+from code_compass.depth.depth_records import Depth
 
 # Sections each level's pack carries (REQ-CDC-011..014), in render order.
 SECTIONS: dict[str, tuple[str, ...]] = {

@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 Depth = Literal["D0", "D1", "D2", "D3", "D4"]
 DEPTHS: tuple[Depth, ...] = ("D0", "D1", "D2", "D3", "D4")
-Role = Literal["user", "assistant"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +74,6 @@ class DepthDecision:
     signals: list[str]
     scores: dict[str, float]
     latency_ms: float
-    details: tuple[Signal, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {

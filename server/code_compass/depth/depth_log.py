@@ -29,7 +29,7 @@ class DecisionRecord:
         return asdict(self)
 
 
-class DecisionLog:
+class DepthDecisionLog:
     """Append-only JSON lines; at `max_bytes` the file becomes .1 (then .2, ...)."""
 
     def __init__(

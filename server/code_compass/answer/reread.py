@@ -1,4 +1,4 @@
-"""Evidence is re-read from the current text before it is shown or sent (seed 000, layer 5).
+"""Re-read stage of `ask`: evidence comes from the current text before it is shown or sent.
 
 The index may be stale: the file may have been edited (saved or not) since it was indexed.
 Each hit's snippet is checked against the current text at its lines; if it moved it is
@@ -13,7 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from code_compass.answer.source import EvidenceSource
-from code_compass.constants import EVIDENCE_EDITED_MIN_RATIO, EVIDENCE_RELOCATE_MIN_MATCH
+from code_compass.constants import (
+    EVIDENCE_EDITED_MIN_RATIO,
+    EVIDENCE_MAX_CHARS,
+    EVIDENCE_RELOCATE_MIN_MATCH,
+)
 from code_compass.index.textio import split_lines
 from code_compass.records import SearchHit
 
@@ -170,3 +174,38 @@ def refresh(
         text = "\n".join(lines[new_start - 1 : new_end])
         kept.append(Evidence(ev_id, hit, text[:max_chars], new_start, new_end, status))
     return kept, dropped
+
+
+@dataclass(frozen=True, slots=True)
+class Reread:
+    """The hits as they read now: surviving evidence (E1..En) and what had to go."""
+
+    evidences: list[Evidence]
+    dropped: list[Dropped]
+
+    def caveat(self) -> str | None:
+        """The re-read step's caveat when anything was dropped or re-located, else None."""
+        moved = [e for e in self.evidences if e.status not in (CURRENT, PAGE)]
+        parts = []
+        if self.dropped:
+            parts.append(
+                f"{len(self.dropped)} evidence(s) dropped ("
+                + "; ".join(
+                    f"{d.path}:{d.start_line}-{d.end_line} {d.reason}" for d in self.dropped
+                )
+                + ")"
+            )
+        if moved:
+            parts.append(
+                f"{len(moved)} evidence(s) re-located in edited files ("
+                + ", ".join(
+                    f"{e.id} {e.path}:{e.hit.start_line}->{e.start_line} {e.status}" for e in moved
+                )
+                + ")"
+            )
+        return "re-read: " + "; ".join(parts) if parts else None
+
+
+def reread(hits: list[SearchHit], source: EvidenceSource) -> Reread:
+    evidences, dropped = refresh(hits, source, max_chars=EVIDENCE_MAX_CHARS)
+    return Reread(evidences, dropped)

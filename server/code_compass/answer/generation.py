@@ -1,0 +1,74 @@
+"""Call stage of `ask`: the answer text, from the model, from the evidence alone, or refused.
+
+Without an API key the answer is extractive (what was found where, cited) and never calls
+the API; a refusal (see grounds.py) is fixed text. The model is called only with evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from code_compass.answer.extractive import extractive_answer
+from code_compass.answer.grounds import Refusal
+from code_compass.answer.llm import LlmConfig, LlmError, LlmResult, complete
+from code_compass.answer.prompt import PromptInput, redacted_prompt
+
+REFUSED, EXTRACTIVE, MODEL = "refused", "extractive", "model"
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    text: str
+    source: str  # REFUSED | EXTRACTIVE | MODEL
+    model: str | None = None  # the model that answered (or was asked, if the call failed)
+    result: LlmResult | None = None
+    error: LlmError | None = None
+    redactions: int = 0  # secrets masked in what was sent
+
+    @property
+    def llm_called(self) -> bool:
+        return self.source == MODEL
+
+    @property
+    def extractive(self) -> bool:
+        return self.source == EXTRACTIVE
+
+    @property
+    def verifiable(self) -> bool:
+        """Whether there is an answer whose claims and citations can be checked."""
+        return self.extractive or self.result is not None
+
+    def applied(self) -> list[str]:
+        """The rules this step applied, for confidence.rules."""
+        return [f"secrets redacted before sending ({self.redactions})"] if self.llm_called else []
+
+    def caveat(self) -> str | None:
+        if self.extractive:
+            return "answer: no LLM configured (set ANTHROPIC_API_KEY); extractive answer"
+        retries = self.result.retries if self.result else 0
+        if retries:
+            return f"llm: answered after {retries} retr{'y' if retries == 1 else 'ies'}"
+        return None
+
+
+def generate(
+    refused: Refusal | None,
+    given: PromptInput,
+    llm: LlmConfig,
+    on_text: Callable[[str], None] | None = None,
+) -> Generation:
+    if refused is not None:
+        return Generation(refused.text, REFUSED)
+    if not llm.configured:
+        return Generation(extractive_answer(given.evidences), EXTRACTIVE)
+    prompt, redactions = redacted_prompt(given)
+    try:
+        result = complete(llm, prompt.system, prompt.messages, on_text=on_text)
+    except LlmError as err:
+        text = (
+            f"No answer: {err.message}. The evidence found is listed below; "
+            "try again later or check the API settings."
+        )
+        return Generation(text, MODEL, llm.model, error=err, redactions=redactions)
+    return Generation(result.text, MODEL, result.model, result=result, redactions=redactions)

@@ -1,0 +1,107 @@
+"""Between re-read and prompt: does the evidence give the answer something to stand on?
+
+No evidence, or a question naming a symbol that exists nowhere in the index, ends in a fixed
+refusal and no LLM call (docs/rules.md: no evidence, no LLM; unknown entity). Otherwise the
+coverage and ambiguity of the evidence are measured for the score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from code_compass.answer.ambiguity import AmbiguityResult, assess_ambiguity
+from code_compass.answer.confidence import (
+    AMBIGUITY_NONE,
+    RULE_NO_EVIDENCE,
+    RULE_UNKNOWN_SYMBOL,
+)
+from code_compass.answer.coverage import coverage_level
+from code_compass.answer.language import detect_language
+from code_compass.answer.reread import Evidence, Reread
+from code_compass.answer.source import EvidenceSource
+from code_compass.answer.verify import identifiers
+from code_compass.constants import NO_EVIDENCE_ANSWER
+from code_compass.records import SearchParams
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """The fixed answer given instead of calling the model, and why."""
+
+    text: str
+    blocking: tuple[str, ...]
+    caveats: tuple[str, ...] = ()
+    critical_failure: str | None = None  # set when a pipeline step itself failed
+
+
+@dataclass(frozen=True, slots=True)
+class Grounds:
+    coverage: str  # high | medium | low | none
+    language: str | None  # the question's, None when unsure
+    missing: list[str]  # symbols the question names that the index lacks
+    ambiguity: AmbiguityResult  # `none` when refused: there is nothing to disambiguate
+    refusal: Refusal | None
+
+
+def named_symbols(question: str) -> list[str]:
+    """Code symbols the question names: backticked, snake_case, camelCase, dotted, calls."""
+    return identifiers(question)
+
+
+def missing_symbols(
+    named: list[str], source: EvidenceSource, evidences: list[Evidence]
+) -> list[str]:
+    texts = "\n".join(f"{e.hit.symbol}\n{e.text}" for e in evidences)
+    missing = []
+    for name in named:
+        candidates = [name, name.rsplit(".", 1)[-1]]
+        if any(c in texts for c in candidates):
+            continue
+        if any(source.symbol_exists(c) for c in dict.fromkeys(candidates)):
+            continue
+        missing.append(name)
+    return missing
+
+
+def refusal(found: Reread, missing: list[str]) -> Refusal | None:
+    """The fixed answer when there is no evidence or a named symbol is missing, else None."""
+    blocking = (RULE_UNKNOWN_SYMBOL,) if missing else ()
+    caveats = ("not in the index: " + _quoted(missing),) if missing else ()
+    if not found.evidences:
+        stale = f" ({len(found.dropped)} hit(s) dropped as stale)" if found.dropped else ""
+        return Refusal(
+            NO_EVIDENCE_ANSWER,
+            (RULE_NO_EVIDENCE, *blocking),
+            caveats,
+            critical_failure="retrieval: no evidence above minScore" + stale,
+        )
+    if missing:
+        text = (
+            f"Cannot answer from the indexed code: {_quoted(missing)} exists nowhere in the "
+            "index (no symbol or text matches it)."
+        )
+        return Refusal(text, blocking, caveats)
+    return None
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(f"`{m}`" for m in names)
+
+
+def check_grounds(params: SearchParams, source: EvidenceSource, found: Reread) -> Grounds:
+    question = params.query
+    named = named_symbols(question)
+    missing = missing_symbols(named, source, found.evidences)
+    refused = refusal(found, missing)
+    ambiguity = (
+        AmbiguityResult(AMBIGUITY_NONE)
+        if refused
+        else assess_ambiguity(question, named, found.evidences, params.path_prefix)
+    )
+    return Grounds(
+        coverage=coverage_level([e.score for e in found.evidences]),
+        language=detect_language(question),
+        missing=missing,
+        ambiguity=ambiguity,
+        refusal=refused,
+    )

@@ -1,0 +1,78 @@
+"""Score stage of `ask`: the stages' facts gathered into an Assessment, then rated.
+
+Each stage reports what it applied and what went wrong; this module is the one place that
+turns those reports into the confidence components, caveats and blocking rules.
+"""
+
+from __future__ import annotations
+
+from code_compass.answer.confidence import (
+    RULE_FABRICATED,
+    RULE_LLM_FAILED,
+    RULE_NO_LLM_CAP,
+    Assessment,
+    assess,
+)
+from code_compass.answer.coverage import LOW
+from code_compass.answer.generation import Generation
+from code_compass.answer.grounds import Refusal
+from code_compass.answer.result import Confidence
+from code_compass.answer.stages import Stages
+from code_compass.answer.verify import Verification
+
+
+def assessment(stages: Stages) -> Assessment:
+    a = Assessment(applied=list(stages.scope.applied))
+    _caveat(a, stages.found.caveat())
+    grounds = stages.grounds
+    if grounds.refusal is not None:
+        _refused(a, grounds.refusal)
+        return a
+    a.ambiguity, a.ambiguity_note = grounds.ambiguity.level, grounds.ambiguity.note
+    if grounds.coverage == LOW:
+        a.step_caveats.append("retrieval: low coverage (weak or single evidence)")
+    _generated(a, stages.generation)
+    if stages.verification is not None:
+        _verified(a, stages.verification, {e.id for e in stages.found.evidences})
+    return a
+
+
+def score(stages: Stages) -> tuple[str, Confidence]:
+    """(state, confidence) of the answer these stages produced."""
+    return assess(assessment(stages))
+
+
+def _caveat(a: Assessment, caveat: str | None) -> None:
+    if caveat:
+        a.step_caveats.append(caveat)
+
+
+def _refused(a: Assessment, refusal: Refusal) -> None:
+    a.critical_failure = refusal.critical_failure
+    a.blocking.extend(refusal.blocking)
+    a.extra_caveats.extend(refusal.caveats)
+
+
+def _generated(a: Assessment, generation: Generation) -> None:
+    a.applied.extend(generation.applied())
+    _caveat(a, generation.caveat())
+    if generation.extractive:
+        a.caps.append(RULE_NO_LLM_CAP)
+    if generation.error is not None:
+        a.critical_failure = generation.error.message
+        a.blocking.append(RULE_LLM_FAILED)
+
+
+def _verified(a: Assessment, v: Verification, sent: set[str]) -> None:
+    a.applied.append("citations verified against the evidence sent")
+    a.claims = v.claims
+    a.uncited_claims = len(v.uncited_claims)
+    a.wrong_language = v.wrong_language
+    a.removed_citations = len(v.removed)
+    a.unknown_identifiers = len(v.unknown_identifiers)
+    a.invented_paths = len(v.invented_paths)
+    flags = v.flags()
+    if flags:
+        a.step_caveats.append("verification: " + "; ".join(flags))
+    if any(c not in sent for c in v.citations_used):
+        a.blocking.append(RULE_FABRICATED)  # unreachable by construction; kept as a guard

@@ -1,0 +1,20 @@
+"""The records one `ask` produces, stage by stage, for scoring and assembly to read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from code_compass.answer.generation import Generation
+from code_compass.answer.grounds import Grounds
+from code_compass.answer.reread import Reread
+from code_compass.answer.scope import Scope
+from code_compass.answer.verify import Verification
+
+
+@dataclass(frozen=True, slots=True)
+class Stages:
+    scope: Scope  # plan
+    found: Reread  # retrieve + re-read
+    grounds: Grounds  # coverage, missing symbols, ambiguity, refusal
+    generation: Generation  # prompt + call (or extractive, or refused)
+    verification: Verification | None  # None when there was no answer to check
