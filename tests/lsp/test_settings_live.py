@@ -195,3 +195,18 @@ async def test_embeddings_off_and_on_live(start: Any, alpha: Path, embed_ready: 
     await eventually(off)
     assert (await s.request("codeCompass/search", semantic))["hits"] == []
     assert (await status(s))["projects"][0]["embedTotal"] == 0  # the worker is gone
+
+
+async def test_embeddings_that_cannot_start_are_reported(start: Any, alpha: Path) -> None:
+    s = await start([alpha], env={"CODE_COMPASS_MODEL_DIR": str(alpha.parent / "no-model")})
+    await s.wait_indexed()
+    push(s, {"embeddings": {"enabled": True}})
+
+    async def told() -> bool:
+        return any("embeddings could not start" in m.message for m in s.client.messages)
+
+    await eventually(told)
+    st = await status(s)
+    assert st["embeddings"] not in ("on", "off")  # the reason the model did not load
+    hits = (await s.request("codeCompass/search", {"query": "compute_discount"}))["hits"]
+    assert hits  # lexical search goes on
