@@ -55,10 +55,15 @@ export class ServerController implements vscode.Disposable {
       options: { env, cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
     };
     const config = vscode.workspace.getConfiguration(SECTION);
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => {
+      const own = vscode.workspace.getConfiguration(SECTION, f.uri);
+      return { uri: f.uri.toString(), get: (k: string) => own.get(k) };
+    });
     const initializationOptions = buildInitializationOptions(
       this.context.storageUri?.fsPath,
       (k) => config.get(k),
       vscode.workspace.isTrusted,
+      folders,
     );
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
@@ -66,6 +71,11 @@ export class ServerController implements vscode.Disposable {
       initializationOptions,
       synchronize: { configurationSection: SECTION },
       middleware: {
+        workspace: {
+          // Send `settings: null`: the server then pulls the window's values and each
+          // folder's (workspace/configuration with scopeUri), so per-folder values reach it.
+          didChangeConfiguration: (_sections, next) => next(undefined),
+        },
         provideCodeLenses: async (document, token, next) => (await next(document, token))?.map(fixLens),
         resolveCodeLens: async (lens, token, next) => {
           const resolved = await next(lens, token);

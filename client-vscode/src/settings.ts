@@ -1,7 +1,9 @@
 /**
  * Settings → initializationOptions (pure). The server gets every codeCompass.* setting
- * in the same nested shape that workspace/didChangeConfiguration sends for the
- * "codeCompass" section — and never the API key, which travels only in the server's env.
+ * in the nested shape of the "codeCompass" configuration section, plus each workspace
+ * folder's own values of the resource-scoped keys keyed by folder URI — and never the API
+ * key, which travels only in the server's env. Later changes reach the server by its
+ * workspace/configuration pull (one item per folder, with scopeUri).
  */
 
 export const SECTION = "codeCompass";
@@ -11,17 +13,20 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   include: [],
   exclude: [],
   maxFileSizeKb: 1000,
-  documentGlobs: ["**/*.md", "**/*.txt", "**/*.pdf"],
+  documentGlobs: [],
   "embeddings.enabled": true,
   "search.minScore": 0.6,
   "search.topK": 5,
-  "llm.model": "claude-sonnet-4-5",
+  "llm.model": "claude-sonnet-5-5",
   "llm.maxTokens": 1000,
   "llm.temperature": 0.3,
   "trace.server": "off",
   "server.pythonPath": "",
   "server.packageSpec": "code-compass",
 };
+
+/** Settings that may differ per workspace folder (scope "resource" in package.json). */
+export const RESOURCE_KEYS: readonly string[] = ["include", "exclude", "maxFileSizeKb", "documentGlobs"];
 
 /** Key-looking names are dropped even if someone adds such a setting by hand. */
 const SECRET_NAME = /(api[-_.]?key|secret|password|(access|auth|api)[-_.]?token)/i;
@@ -31,6 +36,14 @@ export type SettingGetter = (key: string) => unknown;
 export interface InitializationOptions {
   storageUri: string | null;
   settings: Record<string, unknown>;
+  /** Folder URI → that folder's values of RESOURCE_KEYS (as VS Code resolves them for it). */
+  folderSettings: Record<string, Record<string, unknown>>;
+}
+
+/** A workspace folder and a getter of the settings as they apply to it. */
+export interface FolderConfig {
+  uri: string;
+  get: SettingGetter;
 }
 
 function setNested(target: Record<string, unknown>, dotted: string, value: unknown): void {
@@ -55,9 +68,16 @@ export function collectSettings(get: SettingGetter, keys: readonly string[] = Ob
   return out;
 }
 
-export function buildInitializationOptions(storagePath: string | undefined, get: SettingGetter, trusted = true): InitializationOptions {
+export function buildInitializationOptions(
+  storagePath: string | undefined,
+  get: SettingGetter,
+  trusted = true,
+  folders: readonly FolderConfig[] = [],
+): InitializationOptions {
   const settings = collectSettings(get);
   // In an untrusted workspace the workspace may not choose the interpreter; don't echo its value.
   if (!trusted) setNested(settings, "server.pythonPath", "");
-  return { storageUri: storagePath ?? null, settings };
+  const folderSettings: Record<string, Record<string, unknown>> = {};
+  for (const folder of folders) folderSettings[folder.uri] = collectSettings(folder.get, RESOURCE_KEYS);
+  return { storageUri: storagePath ?? null, settings, folderSettings };
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { assertPartial } from "./partial";
-import { buildInitializationOptions, collectSettings, SECTION, SETTING_DEFAULTS } from "../src/settings";
+import { buildInitializationOptions, collectSettings, RESOURCE_KEYS, SECTION, SETTING_DEFAULTS } from "../src/settings";
 
 // Compiled to out/test/: the package root is two levels up.
 const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
@@ -15,11 +15,23 @@ describe("initializationOptions", () => {
     assert.equal(opts.storageUri, "/storage/ws");
     assertPartial(opts.settings, {
       search: { topK: 8, minScore: 0.6 },
-      llm: { model: "claude-sonnet-4-5", maxTokens: 1000, temperature: 0.3 },
+      llm: { model: "claude-sonnet-5-5", maxTokens: 1000, temperature: 0.3 },
       embeddings: { enabled: true },
       trace: { server: "off" },
       maxFileSizeKb: 1000,
     });
+  });
+
+  it("sends each folder's own values of the resource-scoped keys, keyed by folder URI", () => {
+    const window = (k: string): unknown => (k === "exclude" ? ["dist/**"] : undefined);
+    const opts = buildInitializationOptions("/s", window, true, [
+      { uri: "file:///ws/a", get: (k) => (k === "exclude" ? ["vendor/**"] : k === "maxFileSizeKb" ? 50 : undefined) },
+      { uri: "file:///ws/b", get: window },
+    ]);
+    assert.deepEqual(opts.folderSettings["file:///ws/a"], { include: [], exclude: ["vendor/**"], maxFileSizeKb: 50, documentGlobs: [] });
+    assert.deepEqual(opts.folderSettings["file:///ws/b"], { include: [], exclude: ["dist/**"], maxFileSizeKb: 1000, documentGlobs: [] });
+    assert.deepEqual((opts.settings as Record<string, unknown>).exclude, ["dist/**"]);
+    assert.deepEqual(buildInitializationOptions("/s", window).folderSettings, {});
   });
 
   it("never carries an API key, even if a key-like setting exists", () => {
@@ -47,7 +59,8 @@ describe("package.json contributions", () => {
   });
 
   it("scopes globs per resource and restricts the interpreter path in untrusted workspaces", () => {
-    for (const k of ["include", "exclude", "documentGlobs", "maxFileSizeKb"]) assert.equal(contributed[`${SECTION}.${k}`].scope, "resource");
+    const resource = Object.keys(contributed).filter((k) => contributed[k].scope === "resource");
+    assert.deepEqual(resource.map((k) => k.slice(SECTION.length + 1)).sort(), [...RESOURCE_KEYS].sort());
     assert.equal(contributed[`${SECTION}.server.pythonPath`].scope, "machine-overridable");
     assertPartial(pkg.capabilities.untrustedWorkspaces, { supported: "limited", restrictedConfigurations: [`${SECTION}.server.pythonPath`] });
   });

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from code_compass import __version__
+from code_compass.constants import DEFAULT_MAX_FILE_KB
 from code_compass.engine import Engine
 from code_compass.errors import InputError
-from code_compass.index.scan import ScanSettings
 from code_compass.records import SearchHit
-from code_compass.settings import EngineSettings
+from code_compass.settings import EngineSettings, parse_settings
 from code_compass.validation import SEARCH_MODES, validate_search
 
 EXIT_BAD_INPUT = 2
@@ -46,7 +46,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--storage", type=Path, help="index folder (default: $CODE_COMPASS_HOME or user cache)"
     )
-    p.add_argument("--max-file-kb", type=int, help="skip files larger than this (default 1000)")
+    p.add_argument(
+        "--max-file-kb",
+        type=int,
+        help=f"skip files larger than this many KB of 1,000 bytes (default {DEFAULT_MAX_FILE_KB})",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("-v", "--verbose", action="store_true")
 
@@ -95,9 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _open_engine(args: argparse.Namespace) -> tuple[Engine, list[str]]:
     settings = EngineSettings()
     if getattr(args, "max_file_kb", None) is not None:
-        if args.max_file_kb < 1:
+        # The same key and conversion as the editor's `maxFileSizeKb` setting.
+        settings, bad = parse_settings({"maxFileSizeKb": args.max_file_kb})
+        if bad:
             raise InputError("--max-file-kb", "must be a positive number of kilobytes")
-        settings = EngineSettings(scan=ScanSettings(max_file_bytes=args.max_file_kb * 1024))
     engine = Engine.open(args.storage, settings)
     roots = args.workspace or [Path.cwd()]
     names = [engine.add_project(root) for root in roots]

@@ -19,7 +19,9 @@ MAX_PER_PROJECT_ALL_SCOPE = 3  # seed 000 MAX_PER_REPO_ON_ALL_SCOPE (search over
 MAX_CONTEXTS_PER_PROJECT_WIDE = 2  # seed 000 MAX_CONTEXTS_PER_REPO_WIDE_SCOPE (ask over several)
 
 # --- Scanning (issue 2) ---
-DEFAULT_MAX_FILE_BYTES = 1_000_000  # larger files are skipped as "too_large"
+BYTES_PER_KB = 1000  # `maxFileSizeKb` / `--max-file-kb` count SI kilobytes (settings.kb_to_bytes)
+DEFAULT_MAX_FILE_KB = 1000  # larger files are skipped as "too_large"
+DEFAULT_MAX_FILE_BYTES = DEFAULT_MAX_FILE_KB * BYTES_PER_KB
 BINARY_SNIFF_BYTES = 8192
 
 # --- Chunking ---
@@ -31,7 +33,7 @@ MAX_SYMBOL_CHUNK_LINES = 80  # longer symbol bodies are split with overlap
 SYMBOL_SPLIT_OVERLAP = 10
 
 # --- Index ---
-INDEX_FORMAT_VERSION = 2  # bump => clean rebuild on open
+INDEX_FORMAT_VERSION = 3  # bump => clean rebuild on open (3: asciidoc and LaTeX are documents)
 TANTIVY_WRITER_HEAP = 64_000_000
 TANTIVY_WRITER_THREADS = 1  # leave a core to the editor
 
@@ -42,7 +44,10 @@ EMBED_TEXT_FORMAT = 2  # what the model reads for a piece (embed/split.py); bump
 
 # --- Answers (seed 001) ---
 LLM_MAX_TOKENS = 1000  # seed 001 "Max Tokens: 1000"
+LLM_MAX_TOKENS_MIN = 64  # the `llm.maxTokens` setting's bounds (a shorter answer cannot cite)
+LLM_MAX_TOKENS_MAX = 8192
 LLM_TEMPERATURE = 0.3  # seed 001 "Temperature: 0.3"
+# The anthropic SDK (2.10) lists claude-sonnet-4-5 as retired on 2026-11-30; 5-5 replaces it.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 COVERAGE_HIGH_MIN_DOCS = 3  # seed 001: high = 3+ docs, mean >= 0.7
 COVERAGE_HIGH_MEAN = 0.7

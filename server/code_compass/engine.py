@@ -16,6 +16,7 @@ from typing import Any
 
 from code_compass.constants import LLM_TEMPERATURE
 from code_compass.errors import WorkspaceError
+from code_compass.index.categories import CODE_CATEGORIES, DOC_CATEGORIES
 from code_compass.index.indexer import Indexer
 from code_compass.index.jobs import WriterQueue
 from code_compass.index.project import Project
@@ -25,19 +26,17 @@ from code_compass.index.watcher import ChangeBatch, ProjectWatcher
 from code_compass.records import SearchHit, SearchParams, SymbolDef
 from code_compass.search.candidates import Candidate
 from code_compass.search.searcher import search_projects, to_hit
-from code_compass.settings import EngineSettings
+from code_compass.settings import EngineSettings, SettingsChange, SettingsStore
 from code_compass.storage import project_storage, storage_base
 
 log = logging.getLogger(__name__)
-
-DOC_CATEGORIES = ("doc",)
-CODE_CATEGORIES = ("code", "test", "config")
 
 
 class Engine:
     def __init__(self, storage: Path, settings: EngineSettings) -> None:
         self.storage = storage
-        self.settings = settings
+        # The one owner of the settings; every consumer (this engine first) subscribes to it.
+        self.settings_store = SettingsStore(settings)
         self._projects: dict[str, Project] = {}
         self._indexers: dict[str, Indexer] = {}
         self._states: dict[str, IndexProgress] = {}
@@ -49,6 +48,12 @@ class Engine:
         self._embedder: Any = None
         self._embed_cache: Any = None
         self.embed_error = ""  # why embeddings are off, if they are
+        self.settings_store.subscribe(self._apply_settings)
+
+    @property
+    def settings(self) -> EngineSettings:
+        """The current settings, read at use: a change applies to the next request."""
+        return self.settings_store.current
 
     @classmethod
     def open(cls, storage: Path | None = None, settings: EngineSettings | None = None) -> Engine:
@@ -74,7 +79,7 @@ class Engine:
             self._projects[unique] = project
             link = self._link_embeddings(project)
             self._indexers[unique] = Indexer(
-                project, self.settings.scan, link.paths_replaced if link else None
+                project, self.settings.scan_for(root), link.paths_replaced if link else None
             )
             self._states[unique] = IndexProgress(unique, "idle")
             return unique
@@ -96,6 +101,7 @@ class Engine:
                 self.embed_error = str(exc)
                 log.warning("embeddings off: %s", exc)
                 return None
+            self.embed_error = ""
             self._embed_cache = EmbeddingCache(
                 self.storage / "embed-cache.sqlite", self._embedder.model_id
             )
@@ -152,11 +158,34 @@ class Engine:
                     best, best_len = (name, rel.as_posix()), len(proj.root.parts)
             return best
 
-    def update_settings(self, settings: EngineSettings) -> None:
+    def _apply_settings(self, change: SettingsChange) -> None:
+        """Settings store subscriber: embeddings on/off and what to index (re-scan). Search
+        defaults and the LLM's are read from `self.settings` at each request: nothing to do."""
         with self._lock:
-            self.settings = settings
-            for idx in self._indexers.values():
-                idx.settings = settings.scan
+            projects = list(self._projects.values())
+        if "embeddings" in change.fields:
+            for p in projects:
+                self._switch_embeddings(p, change.new.embeddings)
+        for p in projects:
+            if change.scan_changed(p.root):
+                self._indexers[p.name].settings = change.new.scan_for(p.root)
+                self.schedule_index(p.name)
+
+    def _switch_embeddings(self, project: Project, on: bool) -> None:
+        indexer = self._indexers[project.name]
+        if on:  # link the vector store; its worker embeds every chunk still without a vector
+            link = self._embeddings.get(project.name) or self._link_embeddings(project)
+            if link is not None:
+                indexer.on_paths_replaced = link.paths_replaced
+                link.worker.start()
+                link.worker.wake()
+            return
+        # Search already ignores vectors (it reads the settings); stop the worker too.
+        indexer.on_paths_replaced = None
+        with self._lock:
+            link = self._embeddings.pop(project.name, None)
+        if link is not None:
+            link.close()
 
     # --- indexing ---
     def index(
@@ -221,6 +250,8 @@ class Engine:
         proj = self.project(name)
         while not link.worker.wait_idle(0.5):
             if cancel is not None and cancel.is_set():
+                return
+            if self._embeddings.get(name) is not link:  # embeddings turned off meanwhile
                 return
             counts = proj.catalog.counts()
             report(
@@ -347,14 +378,15 @@ class Engine:
             data = safe.read_bytes()
         except OSError:
             return None
-        if len(data) > self.settings.scan.max_file_bytes:
+        if len(data) > self.settings.scan_for(proj.root).max_file_bytes:
             return None
         return decode_text(data)
 
     # --- search ---
     def search(self, params: SearchParams) -> list[SearchHit]:
+        semantic = self._semantic if self.settings.embeddings else None
         return search_projects(
-            self._scope(params.project), params, semantic=self._semantic, fuse=self._fuse
+            self._scope(params.project), params, semantic=semantic, fuse=self._fuse
         )
 
     # Set by the embeddings layer when it is available (hybrid search).
@@ -436,7 +468,7 @@ class Engine:
         return {
             "projects": entries,
             "model": self._embedder.model_id if self._embedder is not None else None,
-            "embeddings": self.embed_error or ("on" if self.settings.embeddings else "off"),
+            "embeddings": (self.embed_error or "on") if self.settings.embeddings else "off",
             "llmConfigured": bool(os.environ.get("ANTHROPIC_API_KEY")),
             "storage": str(self.storage),
         }

@@ -115,12 +115,13 @@ async def start(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
         root_uri_only: bool = False,
         capabilities: types.ClientCapabilities = CAPABILITIES,
         init_options: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
     ) -> Session:
         box: dict[str, Session] = {}
         config = ClientServerConfig(
             server_command=SERVER,
             client_factory=_client_factory(box),
-            server_env=server_env(tmp_path / "home"),
+            server_env={**server_env(tmp_path / "home"), **(env or {})},
         )
         client = await config.start()
         assert client._server is not None

@@ -1,4 +1,4 @@
-"""Fast checks of the server's pure parts: word boundaries, settings merge, params."""
+"""Fast checks of the server's pure parts: word boundaries, params."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from code_compass.errors import InputError
 from code_compass.lsp.identifiers import identifier_at, word_at
 from code_compass.lsp.params import ask_request, search_params
-from code_compass.lsp.settings import Settings, SettingsStore, merge
+from code_compass.settings import EngineSettings
 
 
 @pytest.mark.parametrize(
@@ -40,27 +40,8 @@ def test_word_at_reports_the_span() -> None:
     assert w is not None and (w.start, w.end, w.text) == (4, 11, "foo_bar")
 
 
-def test_settings_merge_nested_dotted_and_bad_values() -> None:
-    s, warnings = merge(Settings(), {"search": {"topK": 50}, "embeddings.enabled": False})
-    assert s.search_top_k == 20 and s.embeddings_enabled is False and warnings == []
-    s2, warnings = merge(s, {"codeCompass": {"search.minScore": "high", "llm": {"model": "m"}}})
-    assert s2.search_min_score == s.search_min_score and s2.llm_model == "m"
-    assert len(warnings) == 1 and "search.minScore" in warnings[0]
-    same, _ = merge(s2, {"search": {"topK": None}, "other.tool": 1})
-    assert same == s2
-
-
-def test_settings_store_change_events() -> None:
-    store = SettingsStore()
-    seen: list[frozenset[str]] = []
-    store.on_change(lambda old, new, changed: seen.append(changed))
-    store.update({"exclude": ["vendor/**"], "search": {"topK": 5}})  # topK 5 is the default
-    store.update({"exclude": ["vendor/**"]})  # no change, no event
-    assert seen == [frozenset({"exclude"})]
-
-
 def test_params_defaults_come_from_settings() -> None:
-    s = Settings(search_top_k=7, search_min_score=0.4)
+    s = EngineSettings(top_k=7, min_score=0.4)
     p = search_params({"query": "x"}, s, ["a"])
     assert p.top_k == 7 and p.min_score is None and p.project is None
     assert search_params({"query": "x", "project": "*"}, s, ["a"]).project is None

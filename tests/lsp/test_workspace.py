@@ -109,13 +109,16 @@ async def test_settings_from_init_change_and_pull(start: Any, alpha: Path) -> No
 
     async def top_k_is(n: int) -> bool:
         st = await s.request("codeCompass/status", {})
-        return bool(st["settings"]["topK"] == n)
+        return bool(st["settings"]["search.topK"] == n)
 
     await eventually(lambda: top_k_is(3))
     assert len((await s.request("codeCompass/search", query))["hits"]) == 3
 
     # Pull model (VS Code): settings null -> the server asks workspace/configuration.
-    s.client.set_configuration({"search": {"topK": 2}}, section="codeCompass")
+    # The answer is the whole configuration: keys left out go back to their defaults.
+    s.client.set_configuration(
+        {"search": {"topK": 2}, "embeddings": {"enabled": False}}, section="codeCompass"
+    )
     s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     await eventually(lambda: top_k_is(2))
     assert len((await s.request("codeCompass/search", query))["hits"]) == 2

@@ -11,8 +11,16 @@ import posixpath
 
 # Languages chunked by tree-sitter into symbols; everything else uses windows/sections.
 CODE_LANGUAGES = frozenset({"python", "typescript", "tsx", "javascript", "go", "java", "rust"})
+# Documents (prose): the "doc" category of the index, "doc references" in lenses, the
+# documents half of a hover; chunked by sections or paragraphs, never by symbols.
+# A file matched by the `documentGlobs` setting gets "text".
+DOC_LANGUAGES = frozenset({"markdown", "text", "rst", "asciidoc", "latex", "pdf"})
 # Prose chunked by paragraphs.
 PARAGRAPH_LANGUAGES = frozenset({"text", "rst"})
+# Documents whose chunk lines are page numbers: nothing to re-read at a line.
+PAGED_LANGUAGES = frozenset({"pdf"})
+# Configuration formats: their own category, so questions about code rank code first.
+CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json", "ini", "xml"})
 
 _EXTENSIONS: dict[str, str] = {
     # tree-sitter languages

@@ -10,6 +10,8 @@ from __future__ import annotations
 import keyword
 from dataclasses import dataclass
 
+from code_compass.index.languages import DOC_LANGUAGES
+
 _C_LIKE_LITERALS = frozenset({"true", "false", "null"})
 
 
@@ -68,7 +70,6 @@ _QUOTES: dict[str, str] = {
     "rust": '"',
 }
 _LINE_COMMENT: dict[str, str] = {"python": "#"}
-PROSE_LANGUAGES = frozenset({"markdown", "text", "rst", "asciidoc", "pdf", "latex"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +149,7 @@ def identifier_at(line: str, character: int, language: str) -> Word | None:
     raw_ident = language == "rust" and line[max(0, word.start - 2) : word.start] == "r#"
     if text in KEYWORDS.get(language, ()) and not raw_ident:
         return None
-    if language in PROSE_LANGUAGES:
+    if language in DOC_LANGUAGES:
         return word if _looks_like_code(line, word) else None
     if _in_string(line, word.start, language):
         return None

@@ -14,8 +14,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from code_compass.constants import DEFAULT_TOP_K
 from code_compass.errors import InputError
-from code_compass.lsp.settings import Settings
 from code_compass.records import SearchParams
+from code_compass.settings import EngineSettings
 from code_compass.validation import validate_query, validate_search
 
 ALL_PROJECTS = "*"
@@ -52,13 +52,13 @@ def project_param(raw: Any, projects: Iterable[str]) -> str | None:
     return raw
 
 
-def search_params(raw: Any, settings: Settings, projects: Iterable[str]) -> SearchParams:
+def search_params(raw: Any, settings: EngineSettings, projects: Iterable[str]) -> SearchParams:
     obj = as_object(raw, "codeCompass/search")
     project = project_param(obj.get("project"), projects)
     top_k = obj.get("topK")
     params = validate_search(
         obj.get("query"),
-        settings.search_top_k if top_k is None else top_k,
+        settings.top_k if top_k is None else top_k,
         obj.get("pathPrefix"),
         obj.get("language"),
         obj.get("minScore"),
@@ -82,7 +82,7 @@ class AskParams:
     request_id: str | int | None  # echoed in codeCompass/answerDelta; default: JSON-RPC id
 
 
-def ask_request(raw: Any, settings: Settings, projects: Iterable[str]) -> AskParams:
+def ask_request(raw: Any, settings: EngineSettings, projects: Iterable[str]) -> AskParams:
     obj = as_object(raw, "codeCompass/ask")
     question = obj.get("question", obj.get("query"))
     if question is None:
@@ -97,13 +97,13 @@ def ask_request(raw: Any, settings: Settings, projects: Iterable[str]) -> AskPar
     # Same seed-000 rules as search; ask always filters by minScore (default from settings).
     checked = validate_search(
         question,
-        settings.search_top_k if top_k is None else top_k,
+        settings.top_k if top_k is None else top_k,
         obj.get("pathPrefix"),
         obj.get("language"),
         min_score,
         mode=obj.get("mode"),
         project=project,
-        default_min_score=settings.search_min_score,
+        default_min_score=settings.min_score,
     )
     request_id = obj.get("requestId")
     bad_id = isinstance(request_id, bool) or not isinstance(request_id, str | int)
@@ -116,17 +116,12 @@ def ask_request(raw: Any, settings: Settings, projects: Iterable[str]) -> AskPar
         "query": checked.query,
         "project": project,
         # Unset topK lets the depth plan choose (D2 wants more evidence than D0).
-        "topK": checked.top_k
-        if top_k is not None or settings.search_top_k != DEFAULT_TOP_K
-        else None,
+        "topK": checked.top_k if top_k is not None or settings.top_k != DEFAULT_TOP_K else None,
         "pathPrefix": checked.path_prefix,
         "language": checked.language,
         "minScore": checked.min_score,
         "mode": checked.mode,
         "conversationId": conversation,
-        "model": settings.llm_model,
-        "maxTokens": settings.llm_max_tokens,
-        "temperature": settings.llm_temperature,
     }
     for key in ("history", "activeFile", "selection"):
         if key in obj:

@@ -37,7 +37,6 @@ from code_compass.errors import InputError
 from code_compass.lsp.indexer import Indexer
 from code_compass.lsp.params import invalid_params
 from code_compass.lsp.progress import INDEX_STATE, IndexRun
-from code_compass.lsp.settings import SettingsStore
 
 if TYPE_CHECKING:
     from code_compass.engine import Engine
@@ -74,8 +73,7 @@ class CodeCompassServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             converter_factory=converter_factory,
         )
-        self.engine: Engine | None = None
-        self.settings = SettingsStore()
+        self.engine: Engine | None = None  # owns the settings (engine.settings_store)
         self.folders: dict[str, str] = {}  # workspace folder URI -> project name
         self.roots: dict[str, Path] = {}  # project name -> folder path (for file links)
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -139,7 +137,7 @@ class CodeCompassServer(LanguageServer):
         # coming in the background either way.
         return engine.index(
             project,
-            embed=self.settings.current.embeddings_enabled and not self.indexer.queued(),
+            embed=engine.settings.embeddings and not self.indexer.queued(),
             progress=progress,
             cancel=cancel,
         )

@@ -22,7 +22,7 @@ class AskFeature:
 
         def run() -> dict[str, Any]:
             engine = ls.require_engine()
-            request = ask_request(params, ls.settings.current, engine.projects())
+            request = ask_request(params, engine.settings, engine.projects())
             stream_id = request.request_id if request.request_id is not None else msg_id
 
             delta: dict[str, Any] = {"requestId": stream_id}

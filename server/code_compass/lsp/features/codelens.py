@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from code_compass.constants import LENS_MAX_LOCATIONS
+from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES
 from code_compass.lsp.features.documents import document_path
 from code_compass.lsp.features.evidence import (
     TextCache,
@@ -105,16 +106,15 @@ class CodeLensFeature:
         locations: list[dict[str, Any]] = []
         def_chunks = 0
         for hit in engine.mentions(name, project, LENS_MAX_LOCATIONS):
-            if hit.language not in ("markdown", "pdf", "text", "rst") and is_definition_chunk(
-                hit, defs
-            ):
+            if hit.language not in DOC_LANGUAGES and is_definition_chunk(hit, defs):
                 def_chunks += 1
                 continue
             m = locate(hit, name, cache)
             if m is None:
                 continue
-            line = 0 if m.language == "pdf" else m.line - 1
-            col = 0 if m.language == "pdf" else m.column
+            paged = m.language in PAGED_LANGUAGES
+            line = 0 if paged else m.line - 1
+            col = 0 if paged else m.column
             locations.append(
                 {
                     "uri": file_uri(root, m.path),

@@ -13,13 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from code_compass.constants import HOVER_SNIPPET_CHARS
+from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES
 from code_compass.records import SearchHit, SymbolDef
 
 if TYPE_CHECKING:
     from code_compass.engine import Engine
-
-DOC_LANGUAGES = frozenset({"markdown", "pdf", "text", "rst", "asciidoc", "latex"})
-PAGED_LANGUAGES = frozenset({"pdf"})  # start_line is a page number: nothing to re-read
 
 
 @dataclass(frozen=True, slots=True)

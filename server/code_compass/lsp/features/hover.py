@@ -17,10 +17,9 @@ from code_compass.constants import (
     HOVER_MAX_DEFINITIONS,
     HOVER_MENTIONS_LIMIT,
 )
-from code_compass.index.languages import language_for
+from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES, language_for
 from code_compass.lsp.features.documents import document_path
 from code_compass.lsp.features.evidence import (
-    DOC_LANGUAGES,
     Mention,
     TextCache,
     file_uri,
@@ -140,7 +139,7 @@ def render(
     if docs:
         out.append("\n---\n**Mentioned in the docs**\n")
         for m in docs:
-            paged = m.language == "pdf"
+            paged = m.language in PAGED_LANGUAGES
             out.append(f"- {_link(root, m.path, m.line, paged)} — {_md_text(m.snippet)}")
     if code:
         out.append("\n---\n**Used in the code**\n")

@@ -21,7 +21,7 @@ class SearchFeature:
         def run() -> dict[str, Any]:
             t0 = time.perf_counter()
             engine = ls.require_engine()
-            checked = search_params(params, ls.settings.current, engine.projects())
+            checked = search_params(params, engine.settings, engine.projects())
             hits = engine.search(checked)
             return {
                 "hits": [h.to_json() for h in hits],

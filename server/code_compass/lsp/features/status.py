@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from code_compass.lsp.params import reindex_project
+from code_compass.settings import RESOURCE_KEYS, client_values
 
 if TYPE_CHECKING:
     from code_compass.lsp.server import CodeCompassServer
@@ -18,14 +20,14 @@ class StatusFeature:
         ls = self.ls
 
         def run() -> dict[str, Any]:
-            status = dict(ls.require_engine().status())
+            engine = ls.require_engine()
+            status = dict(engine.status())
             status["projects"] = ls.index_state()["projects"]
+            for entry in status["projects"]:  # what this folder indexes (its own overrides)
+                values = client_values(engine.settings, Path(entry["root"]))
+                entry["settings"] = {k: values[k] for k in RESOURCE_KEYS}
             status["indexing"] = ls.indexer.busy
-            status["settings"] = {
-                "embeddingsEnabled": ls.settings.current.embeddings_enabled,
-                "minScore": ls.settings.current.search_min_score,
-                "topK": ls.settings.current.search_top_k,
-            }
+            status["settings"] = client_values(engine.settings)  # window-wide
             return status
 
         return await ls.run_blocking(run)

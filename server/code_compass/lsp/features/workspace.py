@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from code_compass.lsp.settings import INDEX_FIELDS, SECTION, Settings
+from code_compass.settings import SECTION, SettingsChange, parse_settings
 
 if TYPE_CHECKING:
     from code_compass.lsp.server import CodeCompassServer
@@ -32,7 +33,6 @@ class WorkspaceFeature:
     def __init__(self, ls: CodeCompassServer) -> None:
         self.ls = ls
         self._settings_from_init = False
-        ls.settings.on_change(self._settings_changed)
 
     # -- initialize --------------------------------------------------------------------
     async def initialize(self, params: types.InitializeParams) -> None:
@@ -43,7 +43,9 @@ class WorkspaceFeature:
         storage = uri_to_path(str(opts.get("storageUri") or opts.get("storage") or ""))
         raw_settings = opts.get("settings")
         self._settings_from_init = raw_settings is not None
-        self._warn(ls.settings.update(raw_settings))
+        folder_settings, warnings = _by_path(opts.get("folderSettings"))
+        settings, parse_warnings = parse_settings(raw_settings, folders=folder_settings)
+        self._warn(warnings + parse_warnings)
 
         folders: list[tuple[str, str | None]] = [
             (f.uri, f.name) for f in params.workspace_folders or []
@@ -54,12 +56,12 @@ class WorkspaceFeature:
             )
             if root_uri:
                 folders = [(root_uri, None)]
-        settings = ls.settings.current
 
         def open_engine() -> None:
             from code_compass.engine import Engine
 
-            engine = Engine.open(storage, engine_settings(settings))
+            engine = Engine.open(storage, settings)
+            engine.settings_store.subscribe(self._settings_changed)
             ls.engine = engine
             for uri, name in folders:
                 self._add_folder(uri, name)
@@ -104,6 +106,8 @@ class WorkspaceFeature:
         ls = self.ls
         removed = [f.uri for f in params.event.removed or []]
         added = [(f.uri, f.name) for f in params.event.added or []]
+        if added:  # their own settings first, so their first index already honours them
+            await self._pull_configuration([uri for uri, _ in added])
 
         def apply() -> None:
             for uri in removed:
@@ -121,48 +125,75 @@ class WorkspaceFeature:
         if isinstance(raw, dict) and SECTION in raw:
             raw = raw[SECTION]
         if raw is None or raw == {}:
-            await self._pull_configuration()  # VS Code's pull model: settings are null
+            await self._pull_configuration()  # pull model (VS Code): settings are null
             return
-        await self.ls.run_blocking(lambda: self._warn(self.ls.settings.update(raw)))
+        engine = self.ls.require_engine()
+        await self.ls.run_blocking(lambda: self._warn(engine.settings_store.merge(raw)))
 
-    async def _pull_configuration(self) -> None:
+    async def _pull_configuration(self, more_folders: Iterable[str] = ()) -> None:
+        """`workspace/configuration`: the window's values, then each folder's (scopeUri)."""
         ls = self.ls
         caps = ls.protocol.client_capabilities
         if not (caps and caps.workspace and caps.workspace.configuration):
             return
+        uris = list(dict.fromkeys([*ls.folders, *more_folders]))
+        items = [types.ConfigurationItem(section=SECTION)] + [
+            types.ConfigurationItem(section=SECTION, scope_uri=uri) for uri in uris
+        ]
         try:
             result = await asyncio.wait_for(
-                ls.workspace_configuration_async(
-                    types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
-                ),
+                ls.workspace_configuration_async(types.ConfigurationParams(items=items)),
                 timeout=5.0,
             )
         except Exception as exc:
             log.info("workspace/configuration failed: %s", exc)
             return
-        if result:
-            await ls.run_blocking(lambda: self._warn(ls.settings.update(result[0])))
+        if not result:
+            return
+        # Each answer is that scope's whole configuration (null: nothing set for it).
+        answers = dict(zip(uris, result[1:], strict=False))
+        folders, warnings = _by_path({uri: answers.get(uri) or {} for uri in uris})
+        engine = ls.require_engine()
+        await ls.run_blocking(
+            lambda: self._warn(
+                warnings + engine.settings_store.merge(result[0], folders, complete=True)
+            )
+        )
 
-    def _settings_changed(self, old: Settings, new: Settings, changed: frozenset[str]) -> None:
-        """Runs in the request pool (SettingsStore.update is always called there)."""
+    def _settings_changed(self, change: SettingsChange) -> None:
+        """Settings subscriber, after the engine's own: say what changed and what it did."""
         engine = self.ls.engine
         if engine is None:
-            return  # initialize: the engine is opened with the merged settings
-        if changed & INDEX_FIELDS:
-            apply = getattr(engine, "update_settings", None)
-            if callable(apply):
-                self.ls.indexer.pause_for(lambda: apply(engine_settings(new)))
-            else:
-                log.warning("engine cannot apply %s at run time", sorted(changed & INDEX_FIELDS))
-            self.ls.indexer.request(sorted(self.ls.folders.values()))
+            return
+        roots = {name: engine.project(name).root for name in engine.projects()}
+        keys = change.keys(roots.values())
+        rescanned = sorted(name for name, root in roots.items() if change.scan_changed(root))
+        message = f"settings changed: {', '.join(keys) or 'none in effect'}"
+        if rescanned:
+            message += f"; re-indexing {', '.join(rescanned)}"
+        if "embeddings" in change.fields:
+            message += "; embeddings " + ("on" if change.new.embeddings else "off")
+        self._notify(types.MessageType.Info, message)
+        if change.new.embeddings and "embeddings" in change.fields and engine.embed_error:
+            self.ls.notify_threadsafe(
+                types.WINDOW_SHOW_MESSAGE,
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning,
+                    message=f"Code Compass: embeddings could not start ({engine.embed_error}); "
+                    "search stays lexical.",
+                ),
+            )
+        self.ls.send_index_state()
 
     def _warn(self, warnings: list[str]) -> None:
         for message in warnings:
-            log.warning("%s", message)
-            self.ls.notify_threadsafe(
-                types.WINDOW_LOG_MESSAGE,
-                types.LogMessageParams(type=types.MessageType.Warning, message=message),
-            )
+            self._notify(types.MessageType.Warning, message)
+
+    def _notify(self, kind: types.MessageType, message: str) -> None:
+        log.log(logging.WARNING if kind == types.MessageType.Warning else logging.INFO, message)
+        self.ls.notify_threadsafe(
+            types.WINDOW_LOG_MESSAGE, types.LogMessageParams(type=kind, message=message)
+        )
 
     # -- shutdown / exit ---------------------------------------------------------------
     async def shutdown(self, params: Any = None) -> None:
@@ -174,8 +205,15 @@ class WorkspaceFeature:
         self.ls.close_all()  # exit without shutdown: still no half-written index
 
 
-def engine_settings(settings: Settings) -> Any:
-    """Client settings -> the engine's EngineSettings (what to index and how)."""
-    from code_compass.lsp.engine_settings import to_engine_settings
-
-    return to_engine_settings(settings)
+def _by_path(raw: Any) -> tuple[dict[Path, Any], list[str]]:
+    """Per-folder settings keyed by folder URI -> keyed by the folder's path."""
+    if raw is None:
+        return {}, []
+    if not isinstance(raw, Mapping):
+        return {}, [f"folderSettings must map folder URIs to settings, got {type(raw).__name__}"]
+    out: dict[Path, Any] = {}
+    for uri, value in raw.items():
+        path = uri_to_path(str(uri))
+        if path is not None:
+            out[path] = value
+    return out, []
