@@ -19,6 +19,7 @@ from typing import Any
 
 from code_compass.answer.request import AskRequest
 from code_compass.constants import (
+    DEFAULT_MIN_SCORE,
     MCP_FIND_SYMBOL_LIMIT,
     MCP_MAX_PATH_CHARS,
     MCP_MAX_SYMBOL_NAME_CHARS,
@@ -110,6 +111,12 @@ class CodeTools:
                 "found in this codebase rather than guessing a location.",
                 data.get("note"),
             )
+        elif max(h.score for h in hits) < DEFAULT_MIN_SCORE:
+            data["note"] = _join(
+                f"No hit scores {DEFAULT_MIN_SCORE} or more: these are weak guesses, so treat "
+                "the answer as not found in this codebase unless a snippet plainly shows it.",
+                data.get("note"),
+            )
         return ToolOutput(data, _as_json_text(data))
 
     def ask_code(self, args: Mapping[str, Any]) -> ToolOutput:
@@ -180,8 +187,6 @@ class CodeTools:
             data["nextStartLine"] = last + 1
         width = len(str(max(last, 1)))
         head = f"{rel}:{start}-{last} of {total} lines (project {name})"
-        if not total:
-            head = f"{rel}: empty file (project {name})"
         if last < wanted_last:
             head += f"; more from line {last + 1}"
         numbered = [f"{n:>{width}}| {line}" for n, line in enumerate(shown, start)]

@@ -61,7 +61,14 @@ def _root_path(uri: str) -> Path | None:
 
 
 class WorkspaceRoots:
-    """Decides the workspaces once: given ones, else the client's roots, else the cwd."""
+    """Decides the workspaces once: given ones, else the client's roots, else the cwd.
+
+    A 2025-era client is asked with a roots/list request after `initialized`. The 2026 protocol
+    has no server-to-client requests: there the first tool call answers "input required" with
+    a roots request, and the client repeats the call with its roots attached.
+    """
+
+    ROOTS_KEY = "roots"
 
     def __init__(self, tools: CodeTools, given: bool) -> None:
         self._tools = tools
@@ -76,10 +83,22 @@ class WorkspaceRoots:
             self._started = True
             tg.start_soon(self._resolve, session)
 
-    async def wait(self, session: ServerSession, tg: TaskGroup) -> None:
-        self.start(session, tg)  # the 2026 protocol has no `initialized`: the first call starts
+    async def before_call(
+        self, session: ServerSession, params: types.CallToolRequestParams, tg: TaskGroup
+    ) -> types.InputRequiredResult | None:
+        """None once the workspaces are known; else the roots request to send back."""
+        if not self._ready.is_set() and not self._started and _asks_inline(session):
+            answer = (params.input_responses or {}).get(self.ROOTS_KEY)
+            if not isinstance(answer, types.ListRootsResult):
+                return types.InputRequiredResult(
+                    input_requests={self.ROOTS_KEY: types.ListRootsRequest()}
+                )
+            self._started = True
+            await self._adopt(_paths(answer))
+        self.start(session, tg)
         with anyio.move_on_after(MCP_ROOTS_WAIT_S):
             await self._ready.wait()
+        return None
 
     async def refresh(self, session: ServerSession) -> None:
         """The client's roots changed: index the new ones (removed ones keep their index)."""
@@ -89,11 +108,12 @@ class WorkspaceRoots:
                 await anyio.to_thread.run_sync(self._tools.add_workspaces, roots)
 
     async def _resolve(self, session: ServerSession) -> None:
+        await self._adopt(await self._client_roots(session))
+
+    async def _adopt(self, roots: list[Path]) -> None:
+        folders = roots or [Path.cwd()]
         try:
-            roots = await self._client_roots(session)
-            if not roots:
-                roots = [Path.cwd()]
-            added = await anyio.to_thread.run_sync(self._tools.add_workspaces, roots)
+            added = await anyio.to_thread.run_sync(self._tools.add_workspaces, folders)
             log.info("workspaces: %s", ", ".join(added))
         except Exception:
             log.exception("could not open the workspaces")
@@ -101,20 +121,33 @@ class WorkspaceRoots:
             self._ready.set()
 
     async def _client_roots(self, session: ServerSession) -> list[Path]:
-        caps = session.client_capabilities
-        if caps is None or caps.roots is None or not session.can_send_request:
+        if not _offers_roots(session) or not session.can_send_request:
             return []
         try:
             with anyio.fail_after(MCP_ROOTS_WAIT_S), warnings.catch_warnings():
-                # Roots are deprecated from protocol 2026-07-28 on, but they are how the
-                # editors in use today (2025-era protocol) tell a server its workspace.
+                # Deprecated from protocol 2026-07-28 on, but it is how the 2025-era clients
+                # in use today tell a server its workspace.
                 warnings.simplefilter("ignore")
                 result = await session.list_roots()
         except Exception as exc:
             log.warning("roots/list failed (%s); using the current directory", exc)
             return []
-        paths = [_root_path(str(root.uri)) for root in result.roots]
-        return [p for p in paths if p is not None and p.is_dir()]
+        return _paths(result)
+
+
+def _offers_roots(session: ServerSession) -> bool:
+    caps = session.client_capabilities
+    return caps is not None and caps.roots is not None
+
+
+def _asks_inline(session: ServerSession) -> bool:
+    """A 2026-era connection: roots can only come back inside a repeated tool call."""
+    return _offers_roots(session) and not session.can_send_request
+
+
+def _paths(result: types.ListRootsResult) -> list[Path]:
+    paths = [_root_path(str(root.uri)) for root in result.roots]
+    return [p for p in paths if p is not None and p.is_dir()]
 
 
 class CompassMcpServer:
@@ -174,11 +207,13 @@ class CompassMcpServer:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[dict[str, Any]], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         if params.name not in TOOLS_BY_NAME:
             known = ", ".join(TOOLS_BY_NAME)
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; tools: {known}")
-        await self._roots.wait(ctx.session, self._task_group())
+        need_roots = await self._roots.before_call(ctx.session, params, self._task_group())
+        if need_roots is not None:
+            return need_roots
         try:
             out = await anyio.to_thread.run_sync(self._tools.call, params.name, params.arguments)
         except InputError as err:  # the CLI prints "code-compass: <field>: <message>"
