@@ -158,7 +158,11 @@ ASK_CODE = ToolSpec(
                 "description": "The conversationId of an earlier ask_code result, to ask a "
                 "follow-up with that conversation as context. Omit to start a new one.",
             },
-            "topK": _TOP_K,
+            "topK": {
+                "type": "integer",
+                "description": "Evidence passages to use at most (default: "
+                f"{DEFAULT_TOP_K}, more for broad questions); clamped to {MIN_TOP_K}-{MAX_TOP_K}.",
+            },
             "pathPrefix": _PATH_PREFIX,
             "language": _LANGUAGE,
             "minScore": {
