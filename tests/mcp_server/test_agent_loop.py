@@ -12,7 +12,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.mcp_server.conftest import mcp_client, ok, wait_indexed
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK (`mcp` in requirements.lock) is not installed")
+
+from tests.mcp_server.harness import mcp_client, ok, wait_indexed
 
 
 async def test_search_open_find_ask_compose(sample_ws: Path, tmp_path: Path) -> None:

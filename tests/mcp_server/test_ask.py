@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK (`mcp` in requirements.lock) is not installed")
+
 from code_compass.constants import EXTRACTIVE_LABEL, NO_EVIDENCE_ANSWER
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
-from tests.mcp_server.conftest import mcp_client, ok, server_env, wait_indexed
+from tests.mcp_server.harness import mcp_client, ok, server_env, wait_indexed
 
 UNANSWERABLE = "How does the kubernetes ingress rotate TLS certificates for the zebra herd?"
 

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("mcp", reason="the MCP SDK (`mcp` in requirements.lock) is not installed")
+
 from code_compass.constants import MCP_OPEN_FILE_MAX_LINES
 from tests.conftest import write_tree
-from tests.mcp_server.conftest import (
+from tests.mcp_server.harness import (
     HIT_FIELDS,
     mcp_client,
     ok,

@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.mcp_server.conftest import mcp_client, refused, server_command, server_env
+pytest.importorskip("mcp", reason="the MCP SDK (`mcp` in requirements.lock) is not installed")
+
+from tests.mcp_server.harness import mcp_client, refused, server_command, server_env
 
 LONG = "x" * 501
 TOO_DEEP = "a" * 201
