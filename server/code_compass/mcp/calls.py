@@ -78,6 +78,11 @@ class CodeTools:
     def call(self, tool: str, arguments: Mapping[str, Any] | None) -> ToolOutput:
         spec = TOOLS_BY_NAME[tool]
         args = _checked_arguments(spec, arguments)
+        if not self.projects:  # an empty answer here would read as "not in the codebase"
+            raise InputError(
+                "workspace",
+                "no workspace folder could be opened; start the server with --workspace DIR",
+            )
         handler = {
             "search_code": self.search_code,
             "ask_code": self.ask_code,

@@ -111,8 +111,8 @@ class WorkspaceRoots:
         await self._adopt(await self._client_roots(session))
 
     async def _adopt(self, roots: list[Path]) -> None:
-        folders = roots or [Path.cwd()]
         try:
+            folders = roots or [Path.cwd()]
             added = await anyio.to_thread.run_sync(self._tools.add_workspaces, folders)
             log.info("workspaces: %s", ", ".join(added))
         except Exception:
