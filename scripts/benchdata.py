@@ -12,27 +12,40 @@ CACHE = ROOT / "bench-data"
 DJANGO_VERSION = "5.2.8"
 
 
+FLASK_VERSION = "3.1.3"
+
+
 def django_source(version: str = DJANGO_VERSION) -> Path:
     """Django's source tree from its PyPI sdist (about 2,900 Python files plus docs)."""
-    target = CACHE / f"django-{version}"
-    if (target / "django" / "__init__.py").exists():
+    return pypi_source("django", version, "django/__init__.py")
+
+
+def flask_source(version: str = FLASK_VERSION) -> Path:
+    """Flask's source tree from its PyPI sdist (about 80 Python files plus docs)."""
+    return pypi_source("flask", version, "src/flask/__init__.py")
+
+
+def pypi_source(name: str, version: str, marker: str) -> Path:
+    """A package's sdist from PyPI, unpacked into bench-data/<name>-<version>."""
+    target = CACHE / f"{name}-{version}"
+    if (target / marker).exists():
         return target
     CACHE.mkdir(parents=True, exist_ok=True)
-    sdist = CACHE / f"django-{version}.tar.gz"
+    sdist = CACHE / f"{name}-{version}.tar.gz"
     if not sdist.exists():
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
-             ":all:", f"django=={version}", "-d", str(CACHE)],
+             ":all:", f"{name}=={version}", "-d", str(CACHE)],
             check=True,
         )  # fmt: skip
-        found = sorted(CACHE.glob(f"[dD]jango-{version}.tar.gz"))
+        found = sorted(p for p in CACHE.glob("*.tar.gz") if p.name.lower() == sdist.name)
         if not found:
-            raise SystemExit(f"could not download Django {version} sdist from PyPI")
+            raise SystemExit(f"could not download the {name} {version} sdist from PyPI")
         found[0].rename(sdist)
     with tarfile.open(sdist) as tar:
         tar.extractall(CACHE, filter="data")
     extracted = next(
-        p for p in CACHE.iterdir() if p.is_dir() and p.name.lower() == f"django-{version}"
+        p for p in CACHE.iterdir() if p.is_dir() and p.name.lower() == f"{name}-{version}"
     )
     if extracted != target:
         extracted.rename(target)

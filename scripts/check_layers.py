@@ -68,7 +68,9 @@ ALLOWED: dict[str, set[str]] = {
     # Front doors. lsp -> index is tolerated (see TOLERATED); cli is the program's entry point
     # and starts the other front doors.
     "lsp": FRONT | {"index"},
-    "mcp": FRONT,
+    # mcp validates an ask with answer.request before opening anything (as cli does) and cuts
+    # open_file's lines with index.textio, the editor's line contract.
+    "mcp": FRONT | {"answer", "index"},
     "cli": FRONT | {"lsp", "mcp", "answer", "depth", "index"},
 }
 

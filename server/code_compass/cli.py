@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import os
 import sys
 import time
@@ -93,17 +92,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     sub.add_parser("serve", help="run the language server over stdio")
+
+    p = sub.add_parser("mcp", help="run the MCP server (tools for agents) over stdio")
+    p.add_argument(
+        "--workspace",
+        action="append",
+        type=Path,
+        help="workspace folder (repeat for several; default: the client's roots, else cwd)",
+    )
+    p.add_argument(
+        "--storage", type=Path, help="index folder (default: $CODE_COMPASS_HOME or user cache)"
+    )
+    p.add_argument("--max-file-kb", type=int, help="skip files larger than this (default 1000)")
+    p.add_argument("-v", "--verbose", action="store_true")
     return parser
 
 
-def _open_engine(args: argparse.Namespace) -> tuple[Engine, list[str]]:
+def _settings(args: argparse.Namespace) -> EngineSettings:
     settings = EngineSettings()
     if getattr(args, "max_file_kb", None) is not None:
         # The same key and conversion as the editor's `maxFileSizeKb` setting.
         settings, bad = parse_settings({"maxFileSizeKb": args.max_file_kb})
         if bad:
             raise InputError("--max-file-kb", "must be a positive number of kilobytes")
-    engine = Engine.open(args.storage, settings)
+    return settings
+
+
+def _open_engine(args: argparse.Namespace) -> tuple[Engine, list[str]]:
+    engine = Engine.open(args.storage, _settings(args))
     roots = args.workspace or [Path.cwd()]
     names = [engine.add_project(root) for root in roots]
     return engine, names
@@ -139,8 +155,6 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def _search_params(args: argparse.Namespace, query: Any) -> Any:
-    if args.min_score is not None and not math.isfinite(args.min_score):
-        raise InputError("--min-score", "must be a finite number")
     return validate_search(
         query,
         args.top_k,
@@ -245,6 +259,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from code_compass.lsp.server import run_stdio
 
             run_stdio()
+            return 0
+        if args.command == "mcp":
+            from code_compass.mcp.server import run_stdio as run_mcp
+
+            run_mcp(args.workspace or [], args.storage, _settings(args))
             return 0
         if args.command == "depth":
             from code_compass.depth.cli import run_depth

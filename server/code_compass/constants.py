@@ -128,6 +128,14 @@ HOVER_SNIPPET_CHARS = 120
 LENS_MAX_LOCATIONS = 50  # locations handed to showReferences per lens (resolve p95 budget)
 LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms
 
+# --- MCP server (server/code_compass/mcp) ---
+MCP_OPEN_FILE_MAX_LINES = 400  # lines per open_file call; the result says where to continue
+MCP_OPEN_FILE_MAX_CHARS = 40_000  # ~10k tokens: one call must not flood an agent's context
+MCP_MAX_PATH_CHARS = 1000  # open_file's path (deeper than any real checkout)
+MCP_MAX_SYMBOL_NAME_CHARS = 200  # find_symbol's name, possibly qualified (Class.method)
+MCP_FIND_SYMBOL_LIMIT = 50  # definitions returned; the result counts the rest
+MCP_ROOTS_WAIT_S = 10.0  # a tool call waits this long for the client's roots before using cwd
+
 # --- Embedding engine (issue 3 items 1–3; server/code_compass/embed/) ---
 EMBED_MODEL_FILE = "minilm-l6-int8.onnx"  # under models/build (git-ignored, built by scripts/setup)
 EMBED_TOKENIZER_FILE = "tokenizer.json"

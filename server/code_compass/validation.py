@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from code_compass.constants import (
@@ -17,6 +18,7 @@ from code_compass.errors import InputError
 from code_compass.records import SearchParams
 
 SEARCH_MODES = ("hybrid", "lexical", "semantic")
+ALL_PROJECTS = "*"
 
 
 def validate_query(query: Any) -> str:
@@ -90,6 +92,21 @@ def validate_mode(mode: Any) -> str:
     if mode not in SEARCH_MODES:
         raise InputError("mode", f"must be one of {', '.join(SEARCH_MODES)}")
     return str(mode)
+
+
+def validate_project(raw: Any, projects: Iterable[str]) -> str | None:
+    """None or '*' = every project; otherwise a known project (workspace folder) name."""
+    if raw is None or raw == "" or raw == ALL_PROJECTS:
+        return None
+    known = sorted(projects)
+    if not isinstance(raw, str):
+        raise InputError("project", f"must be a project name; known projects: {', '.join(known)}")
+    if raw not in known:
+        listed = ", ".join(known) or "none (no workspace folder is open)"
+        raise InputError(
+            "project", f"'{raw[:80]}' is not an open workspace folder; known: {listed}"
+        )
+    return raw
 
 
 def validate_search(

@@ -16,9 +16,8 @@ from code_compass.constants import DEFAULT_TOP_K
 from code_compass.errors import InputError
 from code_compass.records import SearchParams
 from code_compass.settings import EngineSettings
+from code_compass.validation import validate_project as project_param
 from code_compass.validation import validate_query, validate_search
-
-ALL_PROJECTS = "*"
 
 
 def invalid_params(err: InputError) -> JsonRpcInvalidParams:
@@ -34,21 +33,6 @@ def as_object(raw: Any, method: str) -> Mapping[str, Any]:
         return {}
     if not isinstance(raw, Mapping):
         raise InputError("params", f"of {method} must be a JSON object such as {{'query': '…'}}")
-    return raw
-
-
-def project_param(raw: Any, projects: Iterable[str]) -> str | None:
-    """None or '*' = every project; otherwise a known project (workspace folder) name."""
-    if raw is None or raw == "" or raw == ALL_PROJECTS:
-        return None
-    known = sorted(projects)
-    if not isinstance(raw, str):
-        raise InputError("project", f"must be a project name; known projects: {', '.join(known)}")
-    if raw not in known:
-        listed = ", ".join(known) or "none (no workspace folder is open)"
-        raise InputError(
-            "project", f"'{raw[:80]}' is not an open workspace folder; known: {listed}"
-        )
     return raw
 
 
