@@ -30,6 +30,7 @@ from code_compass.engine import Engine
 from code_compass.errors import InputError
 from code_compass.index.textio import split_lines
 from code_compass.mcp.tools import TOOLS_BY_NAME, ToolSpec
+from code_compass.settings import bytes_to_kb
 from code_compass.validation import ALL_PROJECTS, validate_project, validate_query, validate_search
 
 
@@ -157,8 +158,8 @@ class CodeTools:
         if size > self._max_file_bytes:
             raise InputError(
                 "path",
-                f"'{rel}' is {size // 1024} KB; open_file reads files up to "
-                f"{self._max_file_bytes // 1024} KB (the index's size limit)",
+                f"'{rel}' is {bytes_to_kb(size)} KB; open_file reads files up to "
+                f"{bytes_to_kb(self._max_file_bytes)} KB (the index's size limit)",
             )
         text = self._engine.read_text(name, rel)
         if text is None:
