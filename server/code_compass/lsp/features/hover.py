@@ -36,8 +36,8 @@ from code_compass.lsp.features.evidence import (
     locate_all,
 )
 from code_compass.lsp.identifiers import identifier_at
-from code_compass.records import SymbolDef
 from code_compass.lsp.resolve import Resolution, SymbolResolver, Target
+from code_compass.records import SymbolDef
 
 if TYPE_CHECKING:
     from code_compass.lsp.server import CodeCompassServer
