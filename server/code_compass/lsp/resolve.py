@@ -104,6 +104,15 @@ class SymbolResolver:
             log.exception("jedi failed on %s:%d", rel, line + 1)
             return None
 
+    def wait_idle(self, timeout: float) -> None:
+        """Let a call that ran over the budget finish (benchmarks, tests)."""
+        busy = self._busy
+        if busy is not None:
+            try:
+                busy.result(timeout=timeout)
+            except Exception:  # the caller already fell back; only the waiting matters
+                return
+
     def project(self, root: Path) -> Any:
         import jedi
 
