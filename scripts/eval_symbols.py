@@ -91,7 +91,8 @@ def main() -> int:
     for kind in sorted(before):
         b, a = before[kind], after[kind]
         print(
-            f"{kind:<18} {len(b):>3}  {100 * sum(b) / len(b):6.0f}% -> {100 * sum(a) / len(a):5.0f}%"
+            f"{kind:<18} {len(b):>3}  {100 * sum(b) / len(b):6.0f}% -> "
+            f"{100 * sum(a) / len(a):5.0f}%"
         )
     allb = [x for v in before.values() for x in v]
     alla = [x for v in after.values() for x in v]
