@@ -20,6 +20,8 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   "llm.model": "claude-sonnet-5-5",
   "llm.maxTokens": 1000,
   "llm.temperature": 0.3,
+  "hover.enabled": true,
+  "codeLens.enabled": true,
   "trace.server": "off",
   "server.pythonPath": "",
   "server.packageSpec": "code-compass",
@@ -38,7 +40,12 @@ export interface InitializationOptions {
   settings: Record<string, unknown>;
   /** Folder URI → that folder's values of RESOURCE_KEYS (as VS Code resolves them for it). */
   folderSettings: Record<string, Record<string, unknown>>;
+  /** Commands this client runs itself; the server leaves them out of executeCommandProvider. */
+  clientCommands: string[];
 }
+
+/** The code lens command: this client shows a peek view for it (see references.ts). */
+export const CLIENT_COMMANDS: readonly string[] = ["codeCompass.showReferences"];
 
 /** A workspace folder and a getter of the settings as they apply to it. */
 export interface FolderConfig {
@@ -79,5 +86,5 @@ export function buildInitializationOptions(
   if (!trusted) setNested(settings, "server.pythonPath", "");
   const folderSettings: Record<string, Record<string, unknown>> = {};
   for (const folder of folders) folderSettings[folder.uri] = collectSettings(folder.get, RESOURCE_KEYS);
-  return { storageUri: storagePath ?? null, settings, folderSettings };
+  return { storageUri: storagePath ?? null, settings, folderSettings, clientCommands: [...CLIENT_COMMANDS] };
 }

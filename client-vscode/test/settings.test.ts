@@ -22,6 +22,11 @@ describe("initializationOptions", () => {
     });
   });
 
+  it("tells the server which commands this client runs itself (the lens peek)", () => {
+    const opts = buildInitializationOptions(undefined, () => undefined);
+    assert.deepEqual(opts.clientCommands, ["codeCompass.showReferences"]);
+  });
+
   it("sends each folder's own values of the resource-scoped keys, keyed by folder URI", () => {
     const window = (k: string): unknown => (k === "exclude" ? ["dist/**"] : undefined);
     const opts = buildInitializationOptions("/s", window, true, [

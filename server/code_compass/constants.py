@@ -125,7 +125,9 @@ HOVER_EVIDENCE_PER_KIND = 3  # issue 4: <= 3 doc passages and <= 3 code mentions
 HOVER_MENTIONS_LIMIT = 12  # candidates fetched per category before stale/definition filtering
 HOVER_MAX_DEFINITIONS = 3  # more are summarised as "and N more"
 HOVER_SNIPPET_CHARS = 120
-LENS_MAX_LOCATIONS = 50  # locations handed to showReferences per lens (resolve p95 budget)
+LENS_MAX_LOCATIONS = 50  # locations per lens peek, docs and code together (the protocol's cap)
+LENS_SCAN_CHUNKS = 400  # passages read per kind to count a lens; beyond it the count says "≥"
+RESOLVE_BUDGET_S = 0.15  # jedi's time per hover; over it, the name lookup answers (by name)
 LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms
 
 # --- MCP server (server/code_compass/mcp) ---

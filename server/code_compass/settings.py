@@ -82,6 +82,8 @@ class EngineSettings:
     model: str = DEFAULT_MODEL
     max_tokens: int = LLM_MAX_TOKENS
     temperature: float = LLM_TEMPERATURE
+    hover: bool = True  # textDocument/hover answers (off: null, for this extension alone)
+    code_lens: bool = True  # textDocument/codeLens answers (off: no lenses)
 
     def folder(self, root: Path) -> FolderSettings | None:
         return next((f for f in self.folders if f.root == root), None)
@@ -194,6 +196,8 @@ KEYS: tuple[SettingKey, ...] = (
         maximum=LLM_MAX_TOKENS_MAX,
     ),
     SettingKey("llm.temperature", "temperature", "number", minimum=0, maximum=1),
+    SettingKey("hover.enabled", "hover", "boolean"),
+    SettingKey("codeLens.enabled", "code_lens", "boolean"),
 )
 _BY_NAME = {k.name: k for k in KEYS}
 RESOURCE_KEYS = tuple(k.name for k in KEYS if k.resource)

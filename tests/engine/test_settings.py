@@ -38,6 +38,8 @@ NEW_VALUES = {
     "llm.model": "claude-test-2",
     "llm.maxTokens": 321,
     "llm.temperature": 0.5,
+    "hover.enabled": False,
+    "codeLens.enabled": False,
 }
 
 

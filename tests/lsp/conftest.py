@@ -46,6 +46,7 @@ class Session:
     client: LanguageClient
     process_pid: int
     notifications: dict[str, list[Any]] = field(default_factory=dict)
+    capabilities: types.ServerCapabilities | None = None  # from the initialize result
 
     def seen(self, method: str) -> list[Any]:
         return self.notifications.setdefault(method, [])
@@ -143,7 +144,8 @@ async def start(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
             params.workspace_folders = [
                 types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders
             ]
-        await asyncio.wait_for(client.initialize_session(params), 30)
+        result = await asyncio.wait_for(client.initialize_session(params), 30)
+        session.capabilities = result.capabilities
         return session
 
     yield _start

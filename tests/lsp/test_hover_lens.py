@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,12 @@ async def hover(s: Any, uri: str, line: int, character: int) -> types.Hover | No
     return await s.client.text_document_hover_async(hover_params(uri, line, character))
 
 
+def cites(md: str, label: str, target: str) -> bool:
+    """A reference-style link: `[`label`][n]` in the text, `[n]: <target>` at the end."""
+    m = re.search(rf"\[`{re.escape(label)}`\]\[(\d+)\]", md)
+    return m is not None and f"[{m.group(1)}]: <{target}>" in md
+
+
 async def test_hover_shows_true_definition_signature_and_doc_passage(
     start: Any, alpha: Path
 ) -> None:
@@ -34,16 +41,16 @@ async def test_hover_shows_true_definition_signature_and_doc_passage(
     md = h.contents.value  # type: ignore[union-attr]
     assert h.contents.kind == types.MarkupKind.Markdown  # type: ignore[union-attr]
     definition = (alpha / "pricing.py").as_uri()
-    assert f"[pricing.py:4]({definition}#L4)" in md
+    assert cites(md, "pricing.py:4", f"{definition}#L4")
     assert "def compute_discount(order_total, customer_tier)" in md
     # the doc passage that mentions it, at its true line, before code evidence
-    doc_link = f"[docs/pricing.md:3]({(alpha / 'docs/pricing.md').as_uri()}#L3)"
-    assert doc_link in md
+    doc_link = "`docs/pricing.md:3`"
+    assert cites(md, "docs/pricing.md:3", f"{(alpha / 'docs/pricing.md').as_uri()}#L3")
     assert "applies the rate" in md
     # code that uses it (not its own definition)
-    assert f"[pricing.py:15]({definition}#L15)" in md
+    assert cites(md, "pricing.py:15", f"{definition}#L15")
     assert md.index(doc_link) < md.index("pricing.py:15")
-    assert "pricing.py:5]" not in md  # the body of the definition is not "evidence"
+    assert "pricing.py:5`" not in md  # the body of the definition is not "evidence"
     # the range is the word under the cursor
     assert (h.range.start.character, h.range.end.character) == (19, 35)  # type: ignore[union-attr]
 
@@ -60,12 +67,14 @@ async def test_hover_is_null_for_keywords_literals_and_unknown_words(
         "keyword return": (7, 10),
         "number literal": (6, 32),
         "inside a string": (5, 25),
-        "unknown local name": (3, 22),  # order_total: a parameter, not a symbol
         "builtin-like word": (13, 15),  # self
         "blank line": (1, 0),
     }
     for label, (line, col) in cases.items():
         assert await hover(s, uri, line, col) is None, (label, lines[line])
+    # A parameter: its binding line (when resolved in time) or nothing, never a namesake.
+    param = await hover(s, uri, 3, 22)
+    assert param is None or "pricing.py:4" in param.contents.value  # type: ignore[union-attr]
     # ...while the same machinery does answer on a real symbol in this file.
     assert await hover(s, uri, 14, 17) is not None  # compute_discount call in build()
     # A file outside every workspace folder: null, not an error.

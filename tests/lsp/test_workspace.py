@@ -173,7 +173,7 @@ async def test_unsaved_buffer_is_searchable_and_gone_after_close(start: Any, alp
                 position=types.Position(line=2, character=6),
             )
         )
-        return h is not None and "pricing.py:3]" in h.contents.value  # type: ignore[union-attr]
+        return h is not None and "pricing.py:3`" in h.contents.value  # type: ignore[union-attr]
 
     await eventually(hover_knows, 3)
 

@@ -224,7 +224,11 @@ def create_server() -> CodeCompassServer:
     hover = HoverFeature(ls)
     lens = CodeLensFeature(ls)
 
-    ls.feature(types.INITIALIZE)(_handler(workspace.initialize))
+    async def initialize(params: types.InitializeParams) -> None:
+        lens.offer_command(params)  # before pygls computes the capabilities
+        await workspace.initialize(params)
+
+    ls.feature(types.INITIALIZE)(initialize)
     ls.feature(types.INITIALIZED)(_handler(workspace.initialized))
     ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(_handler(workspace.did_change_folders))
     ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(

@@ -1,13 +1,17 @@
 """`textDocument/codeLens` + `codeLens/resolve`: evidence counts over each definition.
 
-The lens request only counts (one Tantivy count per name) and drops definitions with no
-evidence; resolve builds the title ("3 doc references · 12 usages") and the location
-list, handed to the client command `codeCompass.showReferences`
-([uri, position, locations]; the VS Code client forwards it to
-`editor.action.showReferences`).
+The lens request only checks that there may be evidence (one Tantivy count per name); resolve
+reads the passages and builds a title whose numbers are the locations it lists: a "usage" is a
+code line where the name is an identifier token (never a comment, docstring or string), other
+than a definition's own line; a "doc reference" is a prose line that mentions the symbol
+(backticked, qualified, or a name that cannot be an English word). The peek lists at most
+`LENS_MAX_LOCATIONS` locations, docs first; past that the title says "showing 50 of 511".
 
-A "usage" is a code passage (chunk) that mentions the name, other than the passage that
-defines it; a "doc reference" is a document passage (Markdown, PDF page, text) that does.
+The lens command is `codeCompass.showReferences` with [uri, position, locations]. The VS Code
+client runs it itself (a peek view); any other client runs it on the server through
+`workspace/executeCommand`, which returns the locations and opens the first with
+`window/showDocument` when the client supports it. One lens per name and container in a
+file: `@overload` stubs, property setters and the implementation share it.
 """
 
 from __future__ import annotations
@@ -17,14 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from code_compass.constants import LENS_MAX_LOCATIONS
+from code_compass.constants import LENS_MAX_LOCATIONS, LENS_SCAN_CHUNKS
 from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES
 from code_compass.lsp.features.documents import document_path
 from code_compass.lsp.features.evidence import (
+    Mention,
+    Subject,
     TextCache,
     file_uri,
-    is_definition_chunk,
-    locate,
+    locate_all,
     name_pattern,
 )
 from code_compass.records import SymbolDef
@@ -36,10 +41,15 @@ SHOW_REFERENCES = "codeCompass.showReferences"
 RELOCATE_WINDOW = 30  # lines searched around a stale definition line (unsaved edits)
 
 
-def lens_title(docs: int, usages: int) -> str:
+def lens_title(docs: int, usages: int, shown: int, capped: bool = False) -> str:
+    """ "3 doc references · 12 usages"; "… · showing 50 of 511" when the peek is capped."""
     d = f"{docs} doc reference" + ("" if docs == 1 else "s")
     u = f"{usages} usage" + ("" if usages == 1 else "s")
-    return f"{d} · {u}"
+    total = docs + usages
+    title = f"{d} · {u}"
+    if shown < total or capped:
+        title += f" · showing {shown} of {total}{'+' if capped else ''}"
+    return title
 
 
 class CodeLensFeature:
@@ -52,10 +62,50 @@ class CodeLensFeature:
     async def resolve(self, lens: types.CodeLens) -> types.CodeLens:
         return await self.ls.run_blocking(self.resolve_lens, lens)
 
+    # -- the lens command, for clients that do not run it themselves -------------------
+    def offer_command(self, params: types.InitializeParams) -> None:
+        """Register `codeCompass.showReferences` with the server unless the client says it
+        runs it itself (initializationOptions.clientCommands): a client whose own command
+        has that name would otherwise get it twice."""
+        opts = params.initialization_options
+        own = opts.get("clientCommands") if isinstance(opts, dict) else None
+        if isinstance(own, list) and SHOW_REFERENCES in own:
+            return
+        if SHOW_REFERENCES in self.ls.protocol.fm.commands:
+            return
+
+        # A plain function: pygls tags command handlers with attributes.
+        async def show_references(
+            uri: Any = None, position: Any = None, locations: Any = None
+        ) -> list[dict[str, Any]]:
+            return await self.show_references(uri, position, locations)
+
+        self.ls.command(SHOW_REFERENCES)(show_references)
+
+    async def show_references(
+        self, uri: Any = None, position: Any = None, locations: Any = None
+    ) -> list[dict[str, Any]]:
+        """The lens's locations; the first is opened when the client can show documents."""
+        found = [loc for loc in locations or [] if _is_location(loc)]
+        caps = self.ls.protocol.client_capabilities
+        window = getattr(caps, "window", None) if caps else None
+        if found and window is not None and window.show_document is not None:
+            first = found[0]
+            start = types.Position(**first["range"]["start"])
+            end = types.Position(**first["range"]["end"])
+            await self.ls.window_show_document_async(
+                types.ShowDocumentParams(
+                    uri=first["uri"], take_focus=True, selection=types.Range(start, end)
+                )
+            )
+        return found
+
     # -- lens list ---------------------------------------------------------------------
     def lenses(self, uri: str) -> list[types.CodeLens]:
         ls = self.ls
         engine = ls.require_engine()
+        if not engine.settings.code_lens:
+            return []
         path = document_path(uri)
         found = engine.project_for_path(path) if path else None
         if found is None:
@@ -64,10 +114,14 @@ class CodeLensFeature:
         lines = ls.workspace.get_text_document(uri).source.split("\n")
         codec = ls.workspace.position_codec
         counts: dict[str, tuple[int, int, int]] = {}
+        seen: set[tuple[str, str]] = set()
         out: list[types.CodeLens] = []
         for d in engine.symbols_in_file(project, rel):
             if d.name.startswith("__") and d.name.endswith("__"):
                 continue  # dunders: everywhere, evidence about nothing in particular
+            if (d.container, d.name) in seen:
+                continue  # overload stubs / setters: one lens for the name
+            seen.add((d.container, d.name))
             if d.name not in counts:
                 docs, code = engine.count_mentions(d.name, project)
                 n_defs = len(engine.symbols_named(d.name, project))
@@ -83,7 +137,13 @@ class CodeLensFeature:
                 start=codec.position_to_client_units(lines, types.Position(line, col)),
                 end=codec.position_to_client_units(lines, types.Position(line, col + len(d.name))),
             )
-            data = {"project": project, "name": d.name, "uri": uri, "line": line}
+            data = {
+                "project": project,
+                "name": d.name,
+                "container": d.container,
+                "uri": uri,
+                "line": line,
+            }
             out.append(types.CodeLens(range=rng, data=data))
         return out
 
@@ -99,38 +159,65 @@ class CodeLensFeature:
         if project not in engine.projects():
             lens.command = types.Command(title="project closed", command="")
             return lens
-        defs = engine.symbols_named(name, project)
-        docs_count, code_count = engine.count_mentions(name, project)
-        cache = TextCache(engine, project)
+        container = data.get("container")
+        qualifiers = (container,) if isinstance(container, str) and container else ()
+        docs, code, capped = self.references(project, Subject(name, qualifiers))
         root = self.ls.roots.get(project, Path("/"))
-        locations: list[dict[str, Any]] = []
-        def_chunks = 0
-        for hit in engine.mentions(name, project, LENS_MAX_LOCATIONS):
-            if hit.language not in DOC_LANGUAGES and is_definition_chunk(hit, defs):
-                def_chunks += 1
-                continue
-            m = locate(hit, name, cache)
-            if m is None:
-                continue
-            paged = m.language in PAGED_LANGUAGES
-            line = 0 if paged else m.line - 1
-            col = 0 if paged else m.column
-            locations.append(
-                {
-                    "uri": file_uri(root, m.path),
-                    "range": {
-                        "start": {"line": line, "character": col},
-                        "end": {"line": line, "character": col + len(name)},
-                    },
-                }
-            )
-        usages = max(0, code_count - def_chunks)
-        title = lens_title(docs_count, usages)
+        shown = (docs + code)[:LENS_MAX_LOCATIONS]
+        locations = [_location(root, m, len(name)) for m in shown]
+        title = lens_title(len(docs), len(code), len(locations), capped)
         position = {"line": lens.range.start.line, "character": lens.range.start.character}
         lens.command = types.Command(
             title=title, command=SHOW_REFERENCES, arguments=[uri, position, locations]
         )
         return lens
+
+    def references(
+        self, project: str, subject: Subject
+    ) -> tuple[list[Mention], list[Mention], bool]:
+        """(doc references, usages, capped): every line counted is a line listed."""
+        engine = self.ls.require_engine()
+        defs = engine.symbols_named(subject.name, project)
+        def_lines = {(d.path, d.name_line) for d in defs}
+        cache = TextCache(engine, project)
+        docs: list[Mention] = []
+        code: list[Mention] = []
+        hits = engine.mentions(subject.name, project, LENS_SCAN_CHUNKS)
+        n_doc_hits = sum(1 for h in hits if h.language in DOC_LANGUAGES)
+        capped = n_doc_hits >= LENS_SCAN_CHUNKS or len(hits) - n_doc_hits >= LENS_SCAN_CHUNKS
+        seen: set[tuple[str, int]] = set()
+        for hit in hits:
+            for m in locate_all(hit, subject, cache):
+                key = (m.path, m.line)
+                if key in seen or key in def_lines:
+                    continue
+                seen.add(key)
+                (docs if m.is_doc else code).append(m)
+        return docs, code, capped
+
+
+def _is_location(loc: Any) -> bool:
+    try:
+        return isinstance(loc["uri"], str) and all(
+            isinstance(loc["range"][k][f], int)
+            for k in ("start", "end")
+            for f in ("line", "character")
+        )
+    except (KeyError, TypeError):
+        return False
+
+
+def _location(root: Path, m: Mention, width: int) -> dict[str, Any]:
+    paged = m.language in PAGED_LANGUAGES
+    line = 0 if paged else m.line - 1
+    col = 0 if paged else m.column
+    return {
+        "uri": file_uri(root, m.path),
+        "range": {
+            "start": {"line": line, "character": col},
+            "end": {"line": line, "character": col + width},
+        },
+    }
 
 
 def relocate(lines: list[str], d: SymbolDef) -> tuple[int, int] | None:

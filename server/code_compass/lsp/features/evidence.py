@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from code_compass.constants import HOVER_SNIPPET_CHARS
 from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES
+from code_compass.lsp.code_names import code_columns, doc_column
 from code_compass.records import SearchHit, SymbolDef
 
 if TYPE_CHECKING:
@@ -44,13 +45,29 @@ def short(line: str, col: int, width: int = HOVER_SNIPPET_CHARS) -> str:
     return ("…" if start > 0 else "") + piece + ("…" if start + width < len(text) else "")
 
 
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """The symbol evidence is about: its name and the names that qualify it in prose."""
+
+    name: str
+    qualifiers: tuple[str, ...] = ()  # "Flask" for Flask.run, "flask" for flask.request
+
+
 class TextCache:
-    """Files re-read at most once per request."""
+    """Files re-read (and tokenized) at most once per request."""
 
     def __init__(self, engine: Engine, project: str) -> None:
         self._engine = engine
         self._project = project
         self._lines: dict[str, list[str] | None] = {}
+        self._code: dict[tuple[str, str], dict[int, list[int]]] = {}
+
+    def code_columns(self, rel: str, language: str, name: str) -> dict[int, list[int]]:
+        key = (rel, name)
+        if key not in self._code:
+            lines = self.lines(rel)
+            self._code[key] = code_columns(lines, language, name) if lines is not None else {}
+        return self._code[key]
 
     def lines(self, rel: str) -> list[str] | None:
         if rel not in self._lines:
@@ -89,3 +106,37 @@ def locate(hit: SearchHit, name: str, cache: TextCache) -> Mention | None:
 
 def file_uri(root: Path, rel: str) -> str:
     return (root / rel).as_uri()
+
+
+def locate_all(hit: SearchHit, subject: Subject, cache: TextCache) -> list[Mention]:
+    """Every line of this passage that mentions the symbol now: an identifier token in code,
+    a backticked, qualified or code-looking mention in prose."""
+    name = subject.name
+    if hit.language in PAGED_LANGUAGES:
+        for text_line in hit.snippet.split("\n"):
+            col = doc_column(text_line, name, subject.qualifiers)
+            if col is not None:
+                return [
+                    Mention(hit.path, hit.start_line, 0, short(text_line, col), True, hit.language)
+                ]
+        return []
+    lines = cache.lines(hit.path)
+    if lines is None:
+        return []
+    is_doc = hit.language in DOC_LANGUAGES
+    out: list[Mention] = []
+    last = min(hit.end_line, len(lines))
+    if is_doc:
+        for n in range(max(1, hit.start_line), last + 1):
+            col = doc_column(lines[n - 1], name, subject.qualifiers)
+            if col is not None:
+                out.append(Mention(hit.path, n, col, short(lines[n - 1], col), True, hit.language))
+        return out
+    columns = cache.code_columns(hit.path, hit.language, name)
+    for n in range(max(1, hit.start_line), last + 1):
+        cols = columns.get(n)
+        if cols:
+            out.append(
+                Mention(hit.path, n, cols[0], short(lines[n - 1], cols[0]), False, hit.language)
+            )
+    return out
