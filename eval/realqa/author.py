@@ -42,6 +42,7 @@ OUT = HERE / "questions.jsonl"
 SEED = 20260514
 STYLES = ("navigation", "how", "why", "what-happens", "conceptual")
 _RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
+_RST_TARGET = re.compile(r"^\.\. (_[^:]+:|[a-z-]+:: \S+)\s*$")
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
@@ -157,7 +158,7 @@ def resolve(root: Path, ref: str) -> dict[str, object]:
         rel, title = ref.split("#", 1)
         lines = (root / rel).read_text(encoding="utf-8").splitlines()
         heads = _heading_levels(lines, rel.endswith((".md", ".markdown")))
-        idx = [k for k, (_, _, t) in enumerate(heads) if t.strip().strip("`") == title]
+        idx = [k for k, (_, _, t) in enumerate(heads) if t.replace("`", "").strip() == title]
         if len(idx) != 1:
             raise SystemExit(f"{ref}: {len(idx)} headings with that title")
         k = idx[0]
@@ -175,7 +176,8 @@ def resolve(root: Path, ref: str) -> dict[str, object]:
             if rank(lvl) <= rank(heads[k][1]):
                 b = line_no
                 break
-        while b > a and not lines[b - 1].strip():
+        # A reST label or index directive just before the next heading belongs to it.
+        while b > a and (not lines[b - 1].strip() or _RST_TARGET.match(lines[b - 1])):
             b -= 1
     else:
         m = re.fullmatch(r"(.+):(\d+)-(\d+)", ref)
