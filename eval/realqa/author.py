@@ -15,7 +15,8 @@ A source file is blocks separated by blank lines (`#` lines are comments):
 
 Gold references, resolved against the unpacked corpus (scripts/fetch_corpora.py):
 `path::Qual.name` (Python: a def/class with its decorators, or a module-level assignment, also
-inside `if TYPE_CHECKING:`/`try` blocks), `path#Heading text` (a reST or Markdown section, up to
+inside `if TYPE_CHECKING:`/`try` blocks; TypeScript: a top-level declaration with its leading doc
+comment, overloads included), `path#Heading text` (a reST or Markdown section, up to
 the next heading of the same or a higher level), `path:12-30` (explicit lines). An `absent`
 regex is searched case-insensitively in every text file of the corpus; a match stops the build.
 The split is a fixed-seed stratified half (corpus x kind), twins always together.
@@ -124,6 +125,47 @@ def _python_spans(text: str) -> dict[str, tuple[int, int]]:
     return spans
 
 
+_TS_DECL = r"^\s*(export\s+)?(declare\s+)?(default\s+)?(abstract\s+)?(async\s+)?(function\*?|class|interface|type|const|let|var|enum)\s+{}\b"
+
+
+def _ts_span(lines: list[str], name: str) -> tuple[int, int]:
+    """1-based (first, last) line of a TypeScript declaration with its leading doc comment.
+
+    Overload signatures (`function f(...): T;` lines) are followed to the implementation; the
+    end is where brackets balance on a line closing the declaration (`}` or `;`).
+    """
+    rx = re.compile(_TS_DECL.format(re.escape(name)))
+    starts = [i for i, line in enumerate(lines) if rx.match(line)]
+    if not starts:
+        raise SystemExit(f"{name}: no TypeScript declaration")
+    i = starts[0]
+    first = i
+    if first > 0 and lines[first - 1].strip().endswith("*/"):
+        k = first - 1
+        while k > 0 and not lines[k].lstrip().startswith("/**"):
+            k -= 1
+        first = k
+    depth = 0
+    j = i
+    while j < len(lines):
+        code = re.sub(r"//.*$", "", re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", "''", lines[j]))
+        depth += sum(code.count(c) for c in "{([") - sum(code.count(c) for c in "})]")
+        stripped = code.rstrip()
+        if depth <= 0 and j >= i and (stripped.endswith(("}", ";")) or stripped.endswith("})")):
+            later = [k for k in starts if k > j]
+            # an overload signature: go on to the next declaration of the same name
+            if stripped.endswith(";") and later and all(
+                not lines[m].strip() or lines[m].lstrip().startswith(("/*", "*", "//"))
+                for m in range(j + 1, later[0])
+            ) and "function" in lines[i]:
+                i = j = later[0]
+                depth = 0
+                continue
+            return first + 1, j + 1
+        j += 1
+    return first + 1, len(lines)
+
+
 def _heading_levels(lines: list[str], markdown: bool) -> list[tuple[int, str, str]]:
     """(0-based line, level key, title) of every Markdown or reST heading."""
     out: list[tuple[int, str, str]] = []
@@ -150,10 +192,14 @@ def _heading_levels(lines: list[str], markdown: bool) -> list[tuple[int, str, st
 def resolve(root: Path, ref: str) -> dict[str, object]:
     if "::" in ref:
         rel, qual = ref.split("::", 1)
-        spans = _python_spans((root / rel).read_text(encoding="utf-8"))
-        if qual not in spans:
-            raise SystemExit(f"{ref}: no such definition")
-        a, b = spans[qual]
+        text = (root / rel).read_text(encoding="utf-8")
+        if rel.endswith((".ts", ".tsx", ".js", ".mjs")):
+            a, b = _ts_span(text.splitlines(), qual)
+        else:
+            spans = _python_spans(text)
+            if qual not in spans:
+                raise SystemExit(f"{ref}: no such definition")
+            a, b = spans[qual]
     elif "#" in ref:
         rel, title = ref.split("#", 1)
         lines = (root / rel).read_text(encoding="utf-8").splitlines()
