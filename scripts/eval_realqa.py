@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,6 +84,11 @@ class Result:
         return self.hits[0].score if self.hits else 0.0
 
 
+def hit_json(h: Hit) -> dict[str, object]:
+    return {"path": h.path, "startLine": h.start, "endLine": h.end, "score": h.score,
+            "relevant": h.relevant}  # fmt: skip
+
+
 def relevant(hit: dict[str, object], gold: Iterable[dict[str, object]]) -> bool:
     return any(
         hit["path"] == g["path"]
@@ -100,7 +105,7 @@ def storage_for(c: Corpus, lexical: bool) -> Path:
     return STORAGE / (c.folder + ("-lexical" if lexical else ""))
 
 
-def index(c: Corpus, lexical: bool, reindex: bool, log: callable) -> dict[str, object]:  # type: ignore[valid-type]
+def index(c: Corpus, lexical: bool, reindex: bool, log: Callable[[str], None]) -> dict[str, object]:
     """Index (or refresh) one corpus; the first build's wall time is kept next to the storage."""
     storage = storage_for(c, lexical)
     record = storage.with_name(storage.name + ".build.json")
@@ -140,9 +145,10 @@ def search(c: Corpus, lexical: bool, questions: Sequence[dict[str, object]]) -> 
             f.write(json.dumps({"id": q["id"], "query": q["question"]}) + "\n")
         qfile = f.name
     try:
+        mode = "lexical" if lexical else "hybrid"
         cmd = [*CLI, "search", "--queries", qfile, "--json", "--top-k", str(TOP_K),
-               "--mode", "lexical" if lexical else "hybrid",
-               "--workspace", str(corpus_dir(c)), "--storage", str(storage_for(c, lexical))]  # fmt: skip
+               "--mode", mode, "--workspace", str(corpus_dir(c)),
+               "--storage", str(storage_for(c, lexical))]  # fmt: skip
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     finally:
         os.unlink(qfile)
@@ -168,11 +174,11 @@ def ece(scores: Sequence[float], labels: Sequence[bool]) -> float:
     return float(total)
 
 
-def reliability(scores: Sequence[float], labels: Sequence[bool]) -> list[dict[str, float]]:
+def reliability(scores: Sequence[float], labels: Sequence[bool]) -> list[dict[str, object]]:
     s = np.clip(np.asarray(scores, dtype=float), 0.0, 1.0)
     y = np.asarray(labels, dtype=float)
     bins = np.minimum((s * BINS).astype(int), BINS - 1)
-    out = []
+    out: list[dict[str, object]] = []
     for b in range(BINS):
         m = bins == b
         if m.any():
@@ -213,7 +219,9 @@ def summarize(results: Sequence[Result]) -> dict[str, object]:
     return {
         "n_answerable": len(ans),
         "n_unanswerable": len(una),
-        "mrr10": float(np.mean([0.0 if k is None else 1 / (k + 1) for k in ranks])) if ans else None,
+        "mrr10": float(np.mean([0.0 if k is None else 1 / (k + 1) for k in ranks]))
+        if ans
+        else None,
         "r1": float(np.mean([k is not None and k < 1 for k in ranks])) if ans else None,
         "r5": float(np.mean([k is not None and k < 5 for k in ranks])) if ans else None,
         "r10": float(np.mean([k is not None for k in ranks])) if ans else None,
@@ -232,9 +240,7 @@ def summarize(results: Sequence[Result]) -> dict[str, object]:
         )
         if ans
         else None,
-        "unanswerable_passing": float(np.mean([r.top1 >= MIN_SCORE for r in una]))
-        if una
-        else None,
+        "unanswerable_passing": float(np.mean([r.top1 >= MIN_SCORE for r in una])) if una else None,
         "no_hits": sum(1 for r in results if not r.hits),
         "reliability_top1": reliability(top1_scores, top1_labels),
         "reliability_all_hits": reliability(all_scores, all_labels),
@@ -340,10 +346,9 @@ def main(argv: list[str] | None = None) -> int:
                 str(q["split"]),
             )
             for h in hits.get(str(q["id"]), []):
-                r.hits.append(
-                    Hit(h["path"], h["startLine"], h["endLine"], float(h["score"]),
-                        relevant(h, q["gold"]))  # fmt: skip
-                )
+                hit = Hit(h["path"], h["startLine"], h["endLine"], float(h["score"]), False)
+                hit.relevant = relevant(h, q["gold"])
+                r.hits.append(hit)
             results.append(r)
 
     groups: dict[str, dict[str, object]] = {}
@@ -386,11 +391,7 @@ def main(argv: list[str] | None = None) -> int:
                     "kind": r.kind,
                     "style": r.style,
                     "rank": r.rank,
-                    "hits": [
-                        {"path": h.path, "startLine": h.start, "endLine": h.end,
-                         "score": h.score, "relevant": h.relevant}  # fmt: skip
-                        for h in r.hits
-                    ],
+                    "hits": [hit_json(h) for h in r.hits],
                 }
                 for r in results
             ],

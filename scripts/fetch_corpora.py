@@ -76,8 +76,9 @@ def download(c: Corpus, archives: Path) -> Path:
         return target
     archives.mkdir(parents=True, exist_ok=True)
     if c.registry == "pypi":
+        spec = f"{c.package}=={c.version}"
         cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-               "--no-binary", ":all:", f"{c.package}=={c.version}", "-d", str(archives)]  # fmt: skip
+               "--no-binary", ":all:", spec, "-d", str(archives)]  # fmt: skip
     elif c.registry == "npm":
         cmd = ["npm", "pack", f"{c.package}@{c.version}", "--silent",
                "--pack-destination", str(archives)]  # fmt: skip

@@ -125,7 +125,10 @@ def _python_spans(text: str) -> dict[str, tuple[int, int]]:
     return spans
 
 
-_TS_DECL = r"^\s*(export\s+)?(declare\s+)?(default\s+)?(abstract\s+)?(async\s+)?(function\*?|class|interface|type|const|let|var|enum)\s+{}\b"
+_TS_DECL = (
+    r"^\s*(export\s+)?(declare\s+)?(default\s+)?(abstract\s+)?(async\s+)?"
+    r"(function\*?|class|interface|type|const|let|var|enum)\s+{}\b"
+)
 
 
 def _ts_span(lines: list[str], name: str) -> tuple[int, int]:
@@ -154,10 +157,15 @@ def _ts_span(lines: list[str], name: str) -> tuple[int, int]:
         if depth <= 0 and j >= i and (stripped.endswith(("}", ";")) or stripped.endswith("})")):
             later = [k for k in starts if k > j]
             # an overload signature: go on to the next declaration of the same name
-            if stripped.endswith(";") and later and all(
-                not lines[m].strip() or lines[m].lstrip().startswith(("/*", "*", "//"))
-                for m in range(j + 1, later[0])
-            ) and "function" in lines[i]:
+            if (
+                stripped.endswith(";")
+                and later
+                and all(
+                    not lines[m].strip() or lines[m].lstrip().startswith(("/*", "*", "//"))
+                    for m in range(j + 1, later[0])
+                )
+                and "function" in lines[i]
+            ):
                 i = j = later[0]
                 depth = 0
                 continue

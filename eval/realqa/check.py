@@ -12,6 +12,7 @@ its corpus. Exit code 1 when anything fails.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import sys
@@ -108,17 +109,15 @@ def recheck_absence(rows: list[dict[str, object]], roots: dict[str, Path]) -> li
     errors: list[str] = []
     texts: dict[str, list[tuple[Path, str]]] = {}
     for r in rows:
-        if r["kind"] != "unanswerable" or r["lang"] != "en" and r.get("pair"):
+        if r["kind"] != "unanswerable" or (r["lang"] != "en" and r.get("pair")):
             continue
         corpus = str(r["corpus"])
         if corpus not in texts:
             texts[corpus] = []
             for p in sorted(roots[corpus].rglob("*")):
                 if p.is_file() and p.stat().st_size < 2_000_000:
-                    try:
+                    with contextlib.suppress(UnicodeDecodeError, OSError):
                         texts[corpus].append((p, p.read_text(encoding="utf-8")))
-                    except (UnicodeDecodeError, OSError):
-                        pass
         patterns = _GREP.findall(str(r["note"]))
         if not patterns:
             errors.append(f"{r['id']}: no grep recorded in the note")
