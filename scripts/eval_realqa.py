@@ -120,9 +120,10 @@ def index(c: Corpus, lexical: bool, reindex: bool, log: Callable[[str], None]) -
     wall = time.perf_counter() - t0
     summary = json.loads(out.strip().splitlines()[-1])["projects"][0]
     built = summary["changed"] > 0 and summary["unchanged"] == 0
-    if built or not record.exists():
+    if built:
         record.write_text(json.dumps({"wall_seconds": round(wall, 1), "summary": summary}))
-    first = json.loads(record.read_text())
+    # A storage built outside this script has no record: its build time is unknown.
+    first = json.loads(record.read_text()) if record.exists() else {"wall_seconds": None}
     log(
         f"{c.name}: {summary['files']} files, {summary['chunks']} chunks, "
         f"{summary['embedded']} embedded; this run {wall:.1f}s, "
