@@ -38,12 +38,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from code_compass.constants import DEFAULT_MIN_SCORE  # noqa: E402
 from fetch_corpora import Corpus, corpus_dir, fetch, load_corpora  # noqa: E402
 
 QUESTIONS = ROOT / "eval" / "realqa" / "questions.jsonl"
 STORAGE = ROOT / "bench-data" / "realqa" / "storage"
 TOP_K = 10
-MIN_SCORE = 0.6  # the product's default minScore (seed 000)
+MIN_SCORE = DEFAULT_MIN_SCORE
 BINS = 10
 CLI = [sys.executable, "-m", "code_compass"]
 
