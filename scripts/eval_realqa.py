@@ -1,0 +1,407 @@
+"""Realistic developer questions (eval/realqa) through the command line: ranking, calibration, gate.
+
+    .venv/bin/python scripts/eval_realqa.py [--split dev|test|both] [--corpora flask,django]
+        [--lexical django | --lexical all] [--out results.json] [--reindex]
+
+Each corpus (scripts/fetch_corpora.py) is indexed with `code-compass index --json` into its own
+storage under bench-data/realqa/storage/ (reused: a re-run only stats the files), then every
+question of the chosen split goes through one batch `code-compass search --queries FILE --json
+--top-k 10` per corpus. Corpora listed in --lexical are indexed without embeddings (a separate
+`-lexical` storage) and searched in lexical mode; the others in hybrid mode with every vector.
+
+A hit is relevant when it is in a gold span's file and its lines overlap that span. Unanswerable
+questions have no relevant hit. Printed per corpus x language (and pooled): MRR@10 and R@5 (share
+of answerable questions with a relevant hit in the top 10 / top 5), the top-1 score's quartiles
+for answerable (A) and unanswerable (U) questions, ECE of the top-1 score and of every returned hit
+(10 equal-width bins; hits other than gold count as not relevant, so this is pessimistic where an
+unlabelled hit also answers), AUROC of the top-1 score separating answerable from unanswerable
+questions (no hit = score 0), and at minScore 0.6 the share of answerable questions kept (top-1 >=
+0.6), of those kept with a relevant hit >= 0.6, and of unanswerable questions passing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from code_compass.constants import DEFAULT_MIN_SCORE  # noqa: E402
+from fetch_corpora import Corpus, corpus_dir, fetch, load_corpora  # noqa: E402
+
+QUESTIONS = ROOT / "eval" / "realqa" / "questions.jsonl"
+STORAGE = ROOT / "bench-data" / "realqa" / "storage"
+TOP_K = 10
+MIN_SCORE = DEFAULT_MIN_SCORE
+BINS = 10
+CLI = [sys.executable, "-m", "code_compass"]
+
+
+# --- data --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Hit:
+    path: str
+    start: int
+    end: int
+    score: float
+    relevant: bool
+
+
+@dataclass
+class Result:
+    qid: str
+    corpus: str
+    lang: str
+    kind: str
+    style: str
+    split: str
+    hits: list[Hit] = field(default_factory=list)
+
+    @property
+    def answerable(self) -> bool:
+        return self.kind == "answerable"
+
+    @property
+    def rank(self) -> int | None:
+        """0-based rank of the first relevant hit in the top 10."""
+        return next((i for i, h in enumerate(self.hits[:TOP_K]) if h.relevant), None)
+
+    @property
+    def top1(self) -> float:
+        return self.hits[0].score if self.hits else 0.0
+
+
+def hit_json(h: Hit) -> dict[str, object]:
+    return {"path": h.path, "startLine": h.start, "endLine": h.end, "score": h.score,
+            "relevant": h.relevant}  # fmt: skip
+
+
+def relevant(hit: dict[str, object], gold: Iterable[dict[str, object]]) -> bool:
+    return any(
+        hit["path"] == g["path"]
+        and int(str(hit["startLine"])) <= int(str(g["endLine"]))
+        and int(str(hit["endLine"])) >= int(str(g["startLine"]))
+        for g in gold
+    )
+
+
+# --- engine through the CLI ----------------------------------------------------------------------
+
+
+def storage_for(c: Corpus, lexical: bool) -> Path:
+    return STORAGE / (c.folder + ("-lexical" if lexical else ""))
+
+
+def index(c: Corpus, lexical: bool, reindex: bool, log: Callable[[str], None]) -> dict[str, object]:
+    """Index (or refresh) one corpus; the first build's wall time is kept next to the storage."""
+    storage = storage_for(c, lexical)
+    record = storage.with_name(storage.name + ".build.json")
+    if reindex and storage.exists():
+        shutil.rmtree(storage)
+        record.unlink(missing_ok=True)
+    cmd = [*CLI, "index", "--workspace", str(corpus_dir(c)), "--storage", str(storage), "--json"]
+    if lexical:
+        cmd.append("--no-embed")
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    wall = time.perf_counter() - t0
+    summary = json.loads(out.strip().splitlines()[-1])["projects"][0]
+    built = summary["changed"] > 0 and summary["unchanged"] == 0
+    if built:
+        record.write_text(json.dumps({"wall_seconds": round(wall, 1), "summary": summary}))
+    # A storage built outside this script has no record: its build time is unknown.
+    first = json.loads(record.read_text()) if record.exists() else {"wall_seconds": None}
+    log(
+        f"{c.name}: {summary['files']} files, {summary['chunks']} chunks, "
+        f"{summary['embedded']} embedded; this run {wall:.1f}s, "
+        f"first build {first['wall_seconds']}s{' (now)' if built else ''}"
+    )
+    return {
+        "files": summary["files"],
+        "chunks": summary["chunks"],
+        "embedded": summary["embedded"],
+        "build_seconds": first["wall_seconds"],
+        "this_run_seconds": round(wall, 1),
+        "lexical_only": lexical,
+    }
+
+
+def search(c: Corpus, lexical: bool, questions: Sequence[dict[str, object]]) -> dict[str, list]:
+    """Hits per question id, from one batch `code-compass search` call."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+        for q in questions:
+            f.write(json.dumps({"id": q["id"], "query": q["question"]}) + "\n")
+        qfile = f.name
+    try:
+        mode = "lexical" if lexical else "hybrid"
+        cmd = [*CLI, "search", "--queries", qfile, "--json", "--top-k", str(TOP_K),
+               "--mode", mode, "--workspace", str(corpus_dir(c)),
+               "--storage", str(storage_for(c, lexical))]  # fmt: skip
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    finally:
+        os.unlink(qfile)
+    rows = [json.loads(line) for line in out.splitlines() if line.strip()]
+    return {str(r["id"]): r["hits"] for r in rows}
+
+
+# --- metrics -----------------------------------------------------------------------------------
+
+
+def ece(scores: Sequence[float], labels: Sequence[bool]) -> float:
+    """Expected calibration error over 10 equal-width bins of the score."""
+    if not scores:
+        return float("nan")
+    s = np.clip(np.asarray(scores, dtype=float), 0.0, 1.0)
+    y = np.asarray(labels, dtype=float)
+    bins = np.minimum((s * BINS).astype(int), BINS - 1)
+    total = 0.0
+    for b in range(BINS):
+        m = bins == b
+        if m.any():
+            total += m.sum() / len(s) * abs(y[m].mean() - s[m].mean())
+    return float(total)
+
+
+def reliability(scores: Sequence[float], labels: Sequence[bool]) -> list[dict[str, object]]:
+    s = np.clip(np.asarray(scores, dtype=float), 0.0, 1.0)
+    y = np.asarray(labels, dtype=float)
+    bins = np.minimum((s * BINS).astype(int), BINS - 1)
+    out: list[dict[str, object]] = []
+    for b in range(BINS):
+        m = bins == b
+        if m.any():
+            out.append(
+                {
+                    "bin": f"{b / BINS:.1f}-{(b + 1) / BINS:.1f}",
+                    "n": int(m.sum()),
+                    "mean_score": round(float(s[m].mean()), 4),
+                    "relevant_share": round(float(y[m].mean()), 4),
+                }
+            )
+    return out
+
+
+def auroc(pos: Sequence[float], neg: Sequence[float]) -> float:
+    """Probability that a random positive outscores a random negative (ties count half)."""
+    if not pos or not neg:
+        return float("nan")
+    p = np.asarray(pos, dtype=float)[:, None]
+    n = np.asarray(neg, dtype=float)[None, :]
+    return float(((p > n).sum() + 0.5 * (p == n).sum()) / (p.size * n.size))
+
+
+def quartiles(xs: Sequence[float]) -> list[float]:
+    if not xs:
+        return []
+    return [round(float(v), 3) for v in np.quantile(np.asarray(xs), [0.0, 0.25, 0.5, 0.75, 1.0])]
+
+
+def summarize(results: Sequence[Result]) -> dict[str, object]:
+    ans = [r for r in results if r.answerable]
+    una = [r for r in results if not r.answerable]
+    ranks = [r.rank for r in ans]
+    top1_scores = [r.top1 for r in results if r.hits]
+    top1_labels = [r.hits[0].relevant for r in results if r.hits]
+    all_scores = [h.score for r in results for h in r.hits]
+    all_labels = [h.relevant for r in results for h in r.hits]
+    return {
+        "n_answerable": len(ans),
+        "n_unanswerable": len(una),
+        "mrr10": float(np.mean([0.0 if k is None else 1 / (k + 1) for k in ranks]))
+        if ans
+        else None,
+        "r1": float(np.mean([k is not None and k < 1 for k in ranks])) if ans else None,
+        "r5": float(np.mean([k is not None and k < 5 for k in ranks])) if ans else None,
+        "r10": float(np.mean([k is not None for k in ranks])) if ans else None,
+        "top1_quartiles_answerable": quartiles([r.top1 for r in ans]),
+        "top1_quartiles_unanswerable": quartiles([r.top1 for r in una]),
+        "top1_saturated_share": float(np.mean([s >= 0.995 for s in top1_scores]))
+        if top1_scores
+        else None,
+        "top1_relevant_share": float(np.mean(top1_labels)) if top1_labels else None,
+        "ece_top1": ece(top1_scores, top1_labels),
+        "ece_all_hits": ece(all_scores, all_labels),
+        "auroc_top1": auroc([r.top1 for r in ans], [r.top1 for r in una]),
+        "kept": float(np.mean([r.top1 >= MIN_SCORE for r in ans])) if ans else None,
+        "kept_relevant": float(
+            np.mean([any(h.relevant and h.score >= MIN_SCORE for h in r.hits) for r in ans])
+        )
+        if ans
+        else None,
+        "unanswerable_passing": float(np.mean([r.top1 >= MIN_SCORE for r in una])) if una else None,
+        "no_hits": sum(1 for r in results if not r.hits),
+        "reliability_top1": reliability(top1_scores, top1_labels),
+        "reliability_all_hits": reliability(all_scores, all_labels),
+    }
+
+
+def fmt(v: object, pct: bool = False) -> str:
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.0%}" if pct else f"{v:.3f}"
+    return str(v)
+
+
+def print_table(title: str, groups: dict[str, dict[str, object]]) -> None:
+    print(f"\n## {title}\n")
+    print(
+        "| group | n A/U | MRR@10 | R@5 | top-1 A q1/med/q3 | top-1 U q1/med/q3 | top-1 >=0.995"
+        " | ECE top-1 | ECE all | AUROC | kept >=0.6 | kept relevant | U passing |"
+    )
+    print("| --- " * 13 + "|")
+    for name, s in groups.items():
+        qa = s["top1_quartiles_answerable"] or [None] * 5
+        qu = s["top1_quartiles_unanswerable"] or [None] * 5
+        assert isinstance(qa, list) and isinstance(qu, list)
+        print(
+            f"| {name} | {s['n_answerable']}/{s['n_unanswerable']} | {fmt(s['mrr10'])} |"
+            f" {fmt(s['r5'])} | {'/'.join(fmt(x) for x in qa[1:4])} |"
+            f" {'/'.join(fmt(x) for x in qu[1:4])} | {fmt(s['top1_saturated_share'], True)} |"
+            f" {fmt(s['ece_top1'])} | {fmt(s['ece_all_hits'])} | {fmt(s['auroc_top1'])} |"
+            f" {fmt(s['kept'], True)} | {fmt(s['kept_relevant'], True)} |"
+            f" {fmt(s['unanswerable_passing'], True)} |"
+        )
+
+
+def print_styles(results: Sequence[Result]) -> dict[str, dict[str, object]]:
+    out: dict[str, dict[str, object]] = {}
+    print("\n## by style (answerable; all corpora)\n")
+    print("| style | lang | n | MRR@10 | R@5 | kept >=0.6 |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for style in sorted({r.style for r in results}):
+        for lang in ("en", "pt", "all"):
+            rs = [
+                r
+                for r in results
+                if r.answerable and r.style == style and (lang == "all" or r.lang == lang)
+            ]
+            if not rs:
+                continue
+            s = summarize(rs)
+            out[f"{style}/{lang}"] = {k: s[k] for k in ("n_answerable", "mrr10", "r5", "kept")}
+            print(
+                f"| {style} | {lang} | {len(rs)} | {fmt(s['mrr10'])} | {fmt(s['r5'])} |"
+                f" {fmt(s['kept'], True)} |"
+            )
+    return out
+
+
+# --- main --------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--split", choices=("dev", "test", "both"), default="dev")
+    ap.add_argument("--corpora", default="", help="comma-separated subset (default: all)")
+    ap.add_argument("--lexical", default="", help="corpora indexed without embeddings, or 'all'")
+    ap.add_argument("--reindex", action="store_true", help="delete the storages and rebuild them")
+    ap.add_argument("--out", type=Path, help="write the results as JSON here")
+    args = ap.parse_args(argv)
+
+    def log(s: str) -> None:
+        print(s, file=sys.stderr, flush=True)
+
+    wanted = {n for n in args.corpora.split(",") if n}
+    corpora = [c for c in load_corpora() if not wanted or c.name in wanted]
+    lexical = {c.name for c in corpora} if args.lexical == "all" else set(args.lexical.split(","))
+    splits = {"dev", "test"} if args.split == "both" else {args.split}
+    questions = [
+        q
+        for q in map(json.loads, QUESTIONS.read_text(encoding="utf-8").splitlines())
+        if q["split"] in splits and q["corpus"] in {c.name for c in corpora}
+    ]
+    STORAGE.mkdir(parents=True, exist_ok=True)
+    results: list[Result] = []
+    index_info: dict[str, object] = {}
+    search_seconds: dict[str, float] = {}
+    for c in corpora:
+        fetch(c)
+        lex = c.name in lexical
+        index_info[c.name] = {"version": c.version, **index(c, lex, args.reindex, log)}
+        qs = [q for q in questions if q["corpus"] == c.name]
+        t0 = time.perf_counter()
+        hits = search(c, lex, qs)
+        search_seconds[c.name] = round(time.perf_counter() - t0, 1)
+        log(f"{c.name}: {len(qs)} questions searched in {search_seconds[c.name]}s")
+        for q in qs:
+            r = Result(
+                str(q["id"]),
+                c.name,
+                str(q["lang"]),
+                str(q["kind"]),
+                str(q["style"]),
+                str(q["split"]),
+            )
+            for h in hits.get(str(q["id"]), []):
+                hit = Hit(h["path"], h["startLine"], h["endLine"], float(h["score"]), False)
+                hit.relevant = relevant(h, q["gold"])
+                r.hits.append(hit)
+            results.append(r)
+
+    groups: dict[str, dict[str, object]] = {}
+    for c in corpora:
+        for lang in ("en", "pt"):
+            rs = [r for r in results if r.corpus == c.name and r.lang == lang]
+            if rs:
+                groups[f"{c.name} {lang}"] = summarize(rs)
+    for lang in ("en", "pt"):
+        groups[f"ALL {lang}"] = summarize([r for r in results if r.lang == lang])
+    groups["ALL"] = summarize(results)
+    modes = ", ".join(f"{c.name} {'lexical' if c.name in lexical else 'hybrid'}" for c in corpora)
+    print_table(f"{args.split} split ({modes})", groups)
+    styles = print_styles(results)
+    print("\n## index\n")
+    print("| corpus | version | files | chunks | embedded | first build (s) | mode |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, info in index_info.items():
+        assert isinstance(info, dict)
+        print(
+            f"| {name} | {info['version']} | {info['files']} | {info['chunks']} |"
+            f" {info['embedded']} | {info['build_seconds']} |"
+            f" {'lexical' if info['lexical_only'] else 'hybrid'} |"
+        )
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "split": args.split,
+            "top_k": TOP_K,
+            "min_score": MIN_SCORE,
+            "index": index_info,
+            "search_seconds": search_seconds,
+            "groups": groups,
+            "styles": styles,
+            "questions": [
+                {
+                    "id": r.qid,
+                    "corpus": r.corpus,
+                    "lang": r.lang,
+                    "kind": r.kind,
+                    "style": r.style,
+                    "rank": r.rank,
+                    "hits": [hit_json(h) for h in r.hits],
+                }
+                for r in results
+            ],
+        }
+        args.out.write_text(json.dumps(payload, indent=1))
+        log(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
