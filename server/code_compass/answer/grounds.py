@@ -16,11 +16,11 @@ from code_compass.answer.confidence import (
     RULE_UNKNOWN_SYMBOL,
 )
 from code_compass.answer.coverage import coverage_level
-from code_compass.answer.language import detect_language
 from code_compass.answer.reread import Evidence, Reread
 from code_compass.answer.source import EvidenceSource
 from code_compass.answer.verify import identifiers
 from code_compass.constants import NO_EVIDENCE_ANSWER
+from code_compass.query.language import detect_language
 from code_compass.records import SearchParams
 
 

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field
 
 from code_compass.answer.extractive import extractive_frame
-from code_compass.answer.language import detect_language
 from code_compass.answer.reread import Evidence
 from code_compass.constants import CLAIM_MIN_WORDS
+from code_compass.query.language import detect_language
 
 _CITE_GROUP = re.compile(r"[ \t]*\[\s*(E\d+(?:\s*[,;]\s*E\d+)*)\s*\]")
 _CITE = re.compile(r"\[(E\d+)\]")
