@@ -20,7 +20,7 @@ from code_compass.query.language import question_language
 from code_compass.query.lexicon import Entry, fold, portuguese_lexicon
 from code_compass.records import RetrievalQuery
 
-SOURCE_NONE, SOURCE_LEXICON, SOURCE_LLM = "none", "lexicon", "llm"
+SOURCE_LEXICON, SOURCE_LLM = "lexicon", "llm"  # RetrievalQuery.source; "none": as written
 CACHE_SIZE = 1024
 # Code-looking tokens: snake_case, dotted, calls, decorators, paths, numbers, options, tags.
 _CODE_CHARS = re.compile(r"[_.()=/@\\{}\[\]<>:#$%*+0-9]")

@@ -113,13 +113,15 @@ class Lexicon:
     """Look-ups by lemma, by inflected form, and of phrases starting at a word."""
 
     def __init__(self, entries: list[Entry]) -> None:
+        # Later lines win, so spellings that fold alike ("por que", "por quê") are one entry.
+        by_words = {e.words: e for e in entries}
         self.words: dict[str, Entry] = {}
         self.phrases: dict[str, list[Entry]] = {}  # first word -> phrases, longest first
-        for e in entries:
-            if len(e.words) == 1:
-                self.words[e.words[0]] = e
+        for words, e in by_words.items():
+            if len(words) == 1:
+                self.words[words[0]] = e
             else:
-                self.phrases.setdefault(e.words[0], []).append(e)
+                self.phrases.setdefault(words[0], []).append(e)
         for group in self.phrases.values():
             group.sort(key=lambda e: len(e.words), reverse=True)
 
