@@ -36,6 +36,7 @@ CORE = LEAVES | {
     "index",
     "embed",
     "search",
+    "query",
     "answer",
     "depth",
 }
@@ -57,13 +58,15 @@ ALLOWED: dict[str, set[str]] = {
     # Embeddings and search read the index's records and stores; search never imports embed
     # (the engine hands it the semantic channel as a function).
     "embed": LEAVES | {"index"},
-    "search": LEAVES | {"index"},
+    "search": LEAVES | {"index", "query"},
+    # The query builder is pure text logic over its own lexicon: nothing below or above it.
+    "query": LEAVES,
     # The depth controller is pure text logic over the conversation: it never searches itself
     # (a search function is passed in) and knows nothing of answers.
     "depth": LEAVES | {"validation"},
     # Answers see the index through the EvidenceSource protocol, never the engine or search;
     # index.textio is imported for its line-splitting contract with the editor.
-    "answer": LEAVES | {"validation", "depth", "index"},
+    "answer": LEAVES | {"validation", "depth", "index", "query"},
     "engine": CORE,
     # Front doors. lsp -> index is tolerated (see TOLERATED); cli is the program's entry point
     # and starts the other front doors.

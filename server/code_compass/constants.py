@@ -54,10 +54,11 @@ COVERAGE_HIGH_MEAN = 0.7
 COVERAGE_MEDIUM_MIN_DOCS = 2  # seed 001: medium = 2+ docs, mean >= 0.5
 COVERAGE_MEDIUM_MEAN = 0.5
 SUGGESTION_COUNT = 3  # seed 001: 3 suggestions when coverage is low/none
-NO_EVIDENCE_ANSWER = (
-    "Not enough evidence in the indexed code to answer. "
-    "Try refining the question or adjusting the filters."
-)  # seed 000 fixed answer ("Sem evidencia suficiente…")
+# The query builder's model call (answer/query_rewrite.py): a line of terms, quickly, or the
+# offline rendering is used instead.
+QUERY_REWRITE_MAX_TOKENS = 120
+QUERY_REWRITE_TIMEOUT_S = 5.0
+QUERY_REWRITE_MAX_CHARS = 400
 
 # --- Confidence (seed 002) ---
 CONF_PIPELINE_MAX = 40
@@ -86,7 +87,6 @@ AMBIGUITY_CLEAR_MARGIN = 0.05  # a named symbol's best definition wins by this m
 CLAIM_MIN_WORDS = 4  # shorter sentences are not treated as factual claims needing [E#]
 HISTORY_MAX_TURNS = 3  # seed 001 "incluir últimas 2-3 mensagens"
 NEARBY_TERMS_LIMIT = 8
-EXTRACTIVE_LABEL = "Extractive answer (no LLM configured)"
 
 # --- Depth controller: classification (seed 004 "Sinais de Profundidade", issue 7) ---
 # Seed precedence (its detect_depth_level cascade): D3 > D4 > D2 > D1 > D0.

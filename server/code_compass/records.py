@@ -97,6 +97,32 @@ class SearchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class RetrievalQuery:
+    """A question as retrieval reads it (built by `code_compass.query`, or by an LLM).
+
+    `rewritten` is the English rendering the semantic channel embeds and the score's word
+    signals read; `lexical` is what BM25 matches: the rendering, the other senses of ambiguous
+    words and the question's own untranslated words. For an English question all three are
+    the question itself and `source` is "none".
+    """
+
+    original: str
+    language: str | None  # ISO 639-1 code, None when unsure
+    rewritten: str
+    lexical: str
+    added: tuple[str, ...] = ()  # English terms that are not words of the question
+    source: str = "none"  # none | lexicon | llm
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "language": self.language,
+            "rewritten": self.rewritten,
+            "source": self.source,
+            "added": list(self.added),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class SearchParams:
     """Validated search/ask parameters (seed 000)."""
 
@@ -107,3 +133,6 @@ class SearchParams:
     min_score: float | None  # None: no filter (search); ask always filters
     project: str | None = None  # None: the current project; "*": all projects
     mode: str = "hybrid"
+    # A rewrite made before searching (the ask pipeline's LLM query builder); used only while
+    # `original` is this query, so a copy with another query never searches with a stale one.
+    rewrite: RetrievalQuery | None = None

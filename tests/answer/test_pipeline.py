@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from code_compass.answer import AnswerDecisionLog, AskRequest, FixedPlan, LlmConfig, ask
+from code_compass.answer.messages import EN
 from code_compass.answer.prompt import SYSTEM_PROMPT
-from code_compass.constants import EXTRACTIVE_LABEL, NO_EVIDENCE_ANSWER
 from code_compass.errors import InputError
 from fakes.fake_anthropic import FakeAnthropic, Reply, evidence_blocks
 
@@ -56,7 +56,7 @@ def test_grounded_answer_is_ok_with_valid_citations(source, fake_api, llm):
 def test_no_evidence_means_no_llm_call_and_three_concrete_suggestions(source, fake_api, llm):
     ans = ask(AskRequest("How are websocket reconnections throttled?"), source, llm=llm)
     assert fake_api.requests == []
-    assert ans.answer == NO_EVIDENCE_ANSWER
+    assert ans.answer == EN.no_evidence
     assert ans.state == "FAIL" and ans.coverage == "none"
     assert ans.meta["llmCalled"] is False
     assert len(ans.suggestions) == 3
@@ -124,7 +124,8 @@ def test_answer_without_citations_is_flagged(source, fake_api, llm):
 
 def test_answer_in_the_wrong_language_is_flagged(source, fake_api, llm):
     fake_api.script(
-        "The function `parse_config` reads the TOML file and returns the settings dict [E1]."
+        "parse_config definition return value",  # the query builder's call comes first
+        "The function `parse_config` reads the TOML file and returns the settings dict [E1].",
     )
     ans = ask(
         AskRequest("Onde está definida a função parse_config e o que ela retorna?", min_score=0.3),
@@ -134,7 +135,7 @@ def test_answer_in_the_wrong_language_is_flagged(source, fake_api, llm):
     assert ans.meta["questionLanguage"] == "pt"
     assert any("differs from the question's 'pt'" in f for f in ans.meta["flags"])
     assert ans.confidence.components["rules"] == 10
-    assert "Answer in Portuguese." in _user_text(fake_api)
+    assert "Answer in Portuguese." in _user_text(fake_api, 1)
 
 
 def test_injected_instructions_stay_inside_an_evidence_block(source, fake_api, llm):
@@ -266,7 +267,7 @@ def test_no_key_gives_an_extractive_partial_answer(source, fake_api, monkeypatch
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     ans = ask(AskRequest(Q_PARSE, min_score=0.3), source, llm=LlmConfig())
     assert fake_api.requests == []
-    assert ans.answer.startswith(EXTRACTIVE_LABEL)
+    assert ans.answer.startswith(EN.extractive_label)
     assert ans.state == "PARTIAL"
     assert ans.meta["llmCalled"] is False
     assert ans.citations_used == ["E1", "E2"]

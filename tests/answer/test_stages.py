@@ -22,6 +22,7 @@ from code_compass.answer.extractive import extractive_answer
 from code_compass.answer.generation import EXTRACTIVE, MODEL, REFUSED, Generation, generate
 from code_compass.answer.grounds import Grounds, Refusal, missing_symbols, refusal
 from code_compass.answer.llm import LlmConfig, LlmError, LlmResult, complete
+from code_compass.answer.messages import EN
 from code_compass.answer.prompt import PromptInput
 from code_compass.answer.request import AskRequest
 from code_compass.answer.reread import MOVED, Dropped, Evidence, Reread
@@ -31,11 +32,9 @@ from code_compass.answer.scoring import score
 from code_compass.answer.stages import Stages
 from code_compass.answer.verify import Verification, verify, verify_answer
 from code_compass.constants import (
-    EXTRACTIVE_LABEL,
     MAX_CONTEXTS_PER_PROJECT_WIDE,
     MAX_QUERY_CHARS,
     MAX_TOP_K,
-    NO_EVIDENCE_ANSWER,
 )
 from code_compass.errors import InputError
 from code_compass.records import SearchHit, SearchParams
@@ -203,18 +202,18 @@ def test_missing_symbols_checks_evidence_text_then_the_symbol_table() -> None:
 
 
 def test_refusal_without_evidence_or_with_a_missing_symbol() -> None:
-    none = refusal(Reread([], [Dropped("a.py", 1, 2, "file no longer exists")]), ["ghost"])
-    assert none is not None and none.text == NO_EVIDENCE_ANSWER
+    none = refusal(Reread([], [Dropped("a.py", 1, 2, "file no longer exists")]), ["ghost"], EN)
+    assert none is not None and none.text == EN.no_evidence
     assert none.blocking == (RULE_NO_EVIDENCE, RULE_UNKNOWN_SYMBOL)
     assert none.critical_failure == (
         "retrieval: no evidence above minScore (1 hit(s) dropped as stale)"
     )
     assert none.caveats == ("not in the index: `ghost`",)
-    missing = refusal(Reread([_ev(1, "a.py", "x = 1")], []), ["ghost"])
+    missing = refusal(Reread([_ev(1, "a.py", "x = 1")], []), ["ghost"], EN)
     assert missing is not None and missing.critical_failure is None
     assert missing.blocking == (RULE_UNKNOWN_SYMBOL,)
     assert "`ghost` exists nowhere in the index" in missing.text
-    assert refusal(Reread([_ev(1, "a.py", "x = 1")], []), []) is None
+    assert refusal(Reread([_ev(1, "a.py", "x = 1")], []), [], EN) is None
 
 
 # --- call ----------------------------------------------------------------------------------
@@ -283,7 +282,7 @@ def test_verify_flags_an_unknown_e9_citation() -> None:
 def test_verify_answer_checks_only_the_body_of_an_extractive_answer() -> None:
     text = extractive_answer(EVS)
     v = verify_answer(text, EVS, "Where is parse_config?", extractive=True)
-    assert v.text == text and v.text.startswith(EXTRACTIVE_LABEL)
+    assert v.text == text and v.text.startswith(EN.extractive_label)
     assert v.claims == 2 and v.uncited_claims == [] and v.citations_used == ["E1", "E2"]
 
 
@@ -334,7 +333,7 @@ def test_score_caps_and_blocks_whatever_the_points() -> None:
     state, conf = score(_stages(generation=failed))
     assert state == "FAIL" and conf.caveats[0] == "LLM call failed: HTTP 500"
     assert conf.components["pipeline"] == 0 and RULE_LLM_FAILED in conf.rules
-    refused = Refusal(NO_EVIDENCE_ANSWER, (RULE_NO_EVIDENCE,), critical_failure="no evidence")
+    refused = Refusal(EN.no_evidence, (RULE_NO_EVIDENCE,), critical_failure="no evidence")
     nothing = Grounds("none", "en", [], AmbiguityResult("none"), refused)
     state, conf = score(
         _stages(grounds=nothing, generation=Generation(refused.text, REFUSED), evidences=[])

@@ -12,10 +12,10 @@ import pytest
 
 from code_compass.answer.confidence import Assessment, assess, band
 from code_compass.answer.coverage import coverage_level
-from code_compass.answer.language import detect_language
 from code_compass.answer.redact import redact
 from code_compass.answer.reread import EDITED, MOVED, Evidence, locate
 from code_compass.answer.verify import verify
+from code_compass.query.language import detect_language
 from code_compass.records import SearchHit
 
 

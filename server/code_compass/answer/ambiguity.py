@@ -15,6 +15,7 @@ from code_compass.answer.confidence import (
     AMBIGUITY_RESOLVED,
     AMBIGUITY_UNRESOLVED,
 )
+from code_compass.answer.messages import EN, Messages
 from code_compass.answer.reread import Evidence
 from code_compass.constants import AMBIGUITY_CLEAR_MARGIN
 
@@ -32,13 +33,17 @@ def _bare(symbol: str) -> str:
 
 
 def assess_ambiguity(
-    question: str, named: list[str], evidences: list[Evidence], path_prefix: str | None
+    question: str,
+    named: list[str],
+    evidences: list[Evidence],
+    path_prefix: str | None,
+    msg: Messages = EN,
 ) -> AmbiguityResult:
     """The worst ambiguity among the names: the first unresolved one, else the first
     resolved one, else none."""
     worst = AmbiguityResult(AMBIGUITY_NONE)
     for name, evs in _definitions(named, evidences).items():
-        found = _judge(name, evs, question, path_prefix)
+        found = _judge(name, evs, question, path_prefix, msg)
         if found is None:
             continue
         if found.level == AMBIGUITY_UNRESOLVED:
@@ -65,7 +70,7 @@ def _definitions(named: list[str], evidences: list[Evidence]) -> dict[str, list[
 
 
 def _judge(
-    name: str, evs: list[Evidence], question: str, path_prefix: str | None
+    name: str, evs: list[Evidence], question: str, path_prefix: str | None, msg: Messages
 ) -> AmbiguityResult | None:
     """None when `name` is defined in one file only; otherwise resolved or unresolved."""
     by_path: dict[str, Evidence] = {}
@@ -77,13 +82,9 @@ def _judge(
     where = ", ".join(f"{e.path}:{e.start_line} ({e.score:.2f})" for e in ranked[:3])
     picked = bool(path_prefix) or any(e.path in question for e in ranked)
     if picked or ranked[0].score - ranked[1].score >= AMBIGUITY_CLEAR_MARGIN:
-        return AmbiguityResult(
-            AMBIGUITY_RESOLVED,
-            f"`{name}` is defined in {len(by_path)} files ({where}); "
-            f"the best match, {ranked[0].path}, was preferred",
+        note = msg.ambiguity_resolved.format(
+            name=name, n=len(by_path), where=where, best=ranked[0].path
         )
-    return AmbiguityResult(
-        AMBIGUITY_UNRESOLVED,
-        f"`{name}` is defined in {len(by_path)} files with near-equal scores ({where}); "
-        "name the file or use pathPrefix",
-    )
+        return AmbiguityResult(AMBIGUITY_RESOLVED, note)
+    note = msg.ambiguity_unresolved.format(name=name, n=len(by_path), where=where)
+    return AmbiguityResult(AMBIGUITY_UNRESOLVED, note)

@@ -46,6 +46,8 @@ def answer_meta(stages: Stages, took_ms: int) -> dict[str, Any]:
     )
     if result is not None:
         meta["retries"] = result.retries
+    if stages.rewrite is not None:
+        meta["query"] = stages.rewrite.to_json()
     return meta
 
 

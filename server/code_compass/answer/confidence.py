@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from code_compass.answer.messages import EN, Messages
 from code_compass.answer.result import Confidence
 from code_compass.constants import (
     CONF_AMBIGUITY_MAX,
@@ -110,7 +111,7 @@ def band(score: int) -> str:
     return FAIL
 
 
-def assess(a: Assessment) -> tuple[str, Confidence]:
+def assess(a: Assessment, msg: Messages = EN) -> tuple[str, Confidence]:
     components = {
         "pipeline": pipeline_points(a),
         "ambiguity": ambiguity_points(a),
@@ -126,7 +127,7 @@ def assess(a: Assessment) -> tuple[str, Confidence]:
     if a.ambiguity_note:
         caveats.append(a.ambiguity_note)
     if state == OK and score < CONF_OK_MIN:
-        caveats.append(f"confidence {score}/100 (70-89): answer with care")
+        caveats.append(msg.answer_with_care.format(score=score))
     if a.ambiguity == AMBIGUITY_UNRESOLVED and _ORDER[state] > _ORDER[AMBIGUOUS]:
         state = AMBIGUOUS
         rules.append(RULE_AMBIGUOUS_CAP)

@@ -1,11 +1,11 @@
-"""The answer without an LLM: what was found where, cited (DESIGN: no key, still useful)."""
+"""The answer without an LLM: what was found where, cited, framed in the question's language."""
 
 from __future__ import annotations
 
 import re
 
+from code_compass.answer.messages import CATALOGUES, EN, Messages, kind_name
 from code_compass.answer.reread import Evidence
-from code_compass.constants import EXTRACTIVE_LABEL
 
 _DEF = re.compile(
     r"^\s*(?:export\s+)?(?:async\s+)?(?:def|class|function|func|fn|interface|struct|"
@@ -22,24 +22,32 @@ def _gist(ev: Evidence) -> str:
     return line if len(line) <= 120 else line[:117] + "..."
 
 
-EXTRACTIVE_FOOTER = "Set ANTHROPIC_API_KEY for a written answer from these passages."
-
-
 def extractive_frame(text: str) -> tuple[str, str, str]:
-    """(label line, cited body, footer): only the body makes claims to verify."""
+    """(label line, cited body, footer), in any catalogue's language: only the body makes
+    claims to verify."""
     lines = text.split("\n")
-    if len(lines) >= 2 and lines[0].startswith(EXTRACTIVE_LABEL) and lines[-1] == EXTRACTIVE_FOOTER:
-        return lines[0], "\n".join(lines[1:-1]), lines[-1]
+    for msg in CATALOGUES.values():
+        if (
+            len(lines) >= 2
+            and lines[0].startswith(msg.extractive_label)
+            and lines[-1] == msg.extractive_footer
+        ):
+            return lines[0], "\n".join(lines[1:-1]), lines[-1]
     return "", text, ""
 
 
-def extractive_answer(evidences: list[Evidence]) -> str:
-    out = [f"{EXTRACTIVE_LABEL}. Found in the index:"]
+def extractive_answer(evidences: list[Evidence], msg: Messages = EN) -> str:
+    out = [f"{msg.extractive_label}. {msg.extractive_intro}"]
     for ev in evidences:
         name = f"`{ev.hit.symbol}` " if ev.hit.symbol else ""
-        kind = f"{ev.hit.kind} " if ev.hit.kind and ev.hit.symbol else ""
+        kind = f"{kind_name(msg, ev.hit.kind)} " if ev.hit.kind and ev.hit.symbol else ""
         gist = _gist(ev)
         gist_txt = f": `{gist.replace('`', chr(39))}`" if gist else ""
-        out.append(f"- {kind}{name}in {ev.path}:{ev.start_line}-{ev.end_line}{gist_txt} [{ev.id}]")
-    out.append(EXTRACTIVE_FOOTER)
+        where = f"{ev.path}:{ev.start_line}-{ev.end_line}"
+        out.append(
+            msg.extractive_item.format(
+                kind=kind, name=name, where=where, gist=gist_txt, id=f"[{ev.id}]"
+            )
+        )
+    out.append(msg.extractive_footer)
     return "\n".join(out)

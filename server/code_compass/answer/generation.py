@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from code_compass.answer.extractive import extractive_answer
 from code_compass.answer.grounds import Refusal
 from code_compass.answer.llm import LlmConfig, LlmError, LlmResult, complete
+from code_compass.answer.messages import EN, Messages, messages_for
 from code_compass.answer.prompt import PromptInput, redacted_prompt
 
 REFUSED, EXTRACTIVE, MODEL = "refused", "extractive", "model"
@@ -43,12 +44,12 @@ class Generation:
         """The rules this step applied, for confidence.rules."""
         return [f"secrets redacted before sending ({self.redactions})"] if self.llm_called else []
 
-    def caveat(self) -> str | None:
+    def caveat(self, msg: Messages = EN) -> str | None:
         if self.extractive:
-            return "answer: no LLM configured (set ANTHROPIC_API_KEY); extractive answer"
+            return msg.extractive_caveat
         retries = self.result.retries if self.result else 0
         if retries:
-            return f"llm: answered after {retries} retr{'y' if retries == 1 else 'ies'}"
+            return msg.llm_retry if retries == 1 else msg.llm_retries.format(n=retries)
         return None
 
 
@@ -60,15 +61,13 @@ def generate(
 ) -> Generation:
     if refused is not None:
         return Generation(refused.text, REFUSED)
+    msg = messages_for(given.question_language)
     if not llm.configured:
-        return Generation(extractive_answer(given.evidences), EXTRACTIVE)
+        return Generation(extractive_answer(given.evidences, msg), EXTRACTIVE)
     prompt, redactions = redacted_prompt(given)
     try:
         result = complete(llm, prompt.system, prompt.messages, on_text=on_text)
     except LlmError as err:
-        text = (
-            f"No answer: {err.message}. The evidence found is listed below; "
-            "try again later or check the API settings."
-        )
+        text = msg.llm_failed.format(error=err.message)
         return Generation(text, MODEL, llm.model, error=err, redactions=redactions)
     return Generation(result.text, MODEL, result.model, result=result, redactions=redactions)

@@ -16,11 +16,10 @@ from code_compass.answer.confidence import (
     RULE_UNKNOWN_SYMBOL,
 )
 from code_compass.answer.coverage import coverage_level
-from code_compass.answer.language import detect_language
+from code_compass.answer.messages import Messages, messages_for
 from code_compass.answer.reread import Evidence, Reread
 from code_compass.answer.source import EvidenceSource
 from code_compass.answer.verify import identifiers
-from code_compass.constants import NO_EVIDENCE_ANSWER
 from code_compass.records import SearchParams
 
 
@@ -63,24 +62,20 @@ def missing_symbols(
     return missing
 
 
-def refusal(found: Reread, missing: list[str]) -> Refusal | None:
+def refusal(found: Reread, missing: list[str], msg: Messages) -> Refusal | None:
     """The fixed answer when there is no evidence or a named symbol is missing, else None."""
     blocking = (RULE_UNKNOWN_SYMBOL,) if missing else ()
-    caveats = ("not in the index: " + _quoted(missing),) if missing else ()
+    caveats = (msg.not_in_index.format(names=_quoted(missing)),) if missing else ()
     if not found.evidences:
-        stale = f" ({len(found.dropped)} hit(s) dropped as stale)" if found.dropped else ""
+        stale = msg.stale_dropped.format(n=len(found.dropped)) if found.dropped else ""
         return Refusal(
-            NO_EVIDENCE_ANSWER,
+            msg.no_evidence,
             (RULE_NO_EVIDENCE, *blocking),
             caveats,
-            critical_failure="retrieval: no evidence above minScore" + stale,
+            critical_failure=msg.no_evidence_failure.format(stale=stale),
         )
     if missing:
-        text = (
-            f"Cannot answer from the indexed code: {_quoted(missing)} exists nowhere in the "
-            "index (no symbol or text matches it)."
-        )
-        return Refusal(text, blocking, caveats)
+        return Refusal(msg.unknown_symbol.format(names=_quoted(missing)), blocking, caveats)
     return None
 
 
@@ -88,19 +83,23 @@ def _quoted(names: list[str]) -> str:
     return ", ".join(f"`{m}`" for m in names)
 
 
-def check_grounds(params: SearchParams, source: EvidenceSource, found: Reread) -> Grounds:
+def check_grounds(
+    params: SearchParams, source: EvidenceSource, found: Reread, language: str | None
+) -> Grounds:
+    """`language` is the question's (query.question_language): the refusal is written in it."""
     question = params.query
+    msg = messages_for(language)
     named = named_symbols(question)
     missing = missing_symbols(named, source, found.evidences)
-    refused = refusal(found, missing)
+    refused = refusal(found, missing, msg)
     ambiguity = (
         AmbiguityResult(AMBIGUITY_NONE)
         if refused
-        else assess_ambiguity(question, named, found.evidences, params.path_prefix)
+        else assess_ambiguity(question, named, found.evidences, params.path_prefix, msg)
     )
     return Grounds(
         coverage=coverage_level([e.score for e in found.evidences]),
-        language=detect_language(question),
+        language=language,
         missing=missing,
         ambiguity=ambiguity,
         refusal=refused,

@@ -42,6 +42,7 @@ class LlmConfig:
     api_key: str | None = None
     base_url: str | None = None
     stream: bool = True
+    query_model: str | None = None  # the query builder's model; None: `model`
 
     def resolved_api_key(self) -> str | None:
         return self.api_key or os.environ.get("ANTHROPIC_API_KEY") or None

@@ -1,4 +1,5 @@
-"""The `ask` pipeline: validate → plan → retrieve → re-read → prompt → call → verify → score.
+"""The `ask` pipeline: validate → plan (query builder, scope) → retrieve → re-read → prompt →
+call → verify → score.
 
 Each stage is a function of its own module, testable alone; `ask` only runs them in order.
 docs/answers.md maps each rule to the code.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from code_compass.answer.answer_log import AnswerDecisionLog, answer_record
 from code_compass.answer.assembly import assemble
@@ -15,6 +17,7 @@ from code_compass.answer.generation import generate
 from code_compass.answer.grounds import check_grounds
 from code_compass.answer.llm import LlmConfig
 from code_compass.answer.prompt import PromptInput
+from code_compass.answer.query_rewrite import rewrite_query
 from code_compass.answer.request import AskRequest
 from code_compass.answer.reread import reread
 from code_compass.answer.result import Answer
@@ -44,10 +47,13 @@ def ask(
     earlier claim cited); `context_pack_text` goes to the prompt as context, redacted."""
     started = time.monotonic()
     params = request.validated()
+    llm = llm or LlmConfig()
+    rewrite = rewrite_query(params.query, llm)
+    searched = replace(params, rewrite=rewrite.query)
     scope = plan_scope(params, plan)
-    hits = retrieve(source, params, scope.top_k, extra_hits)
+    hits = retrieve(source, searched, scope.top_k, extra_hits)
     found = reread(hits, source)
-    grounds = check_grounds(params, source, found)
+    grounds = check_grounds(params, source, found, rewrite.query.language)
     given = PromptInput(
         params.query,
         found.evidences,
@@ -56,7 +62,7 @@ def ask(
         context_pack_text,
         scope.instructions,
     )
-    generation = generate(grounds.refusal, given, llm or LlmConfig(), on_text)
+    generation = generate(grounds.refusal, given, llm, on_text)
     verification = (
         verify_answer(
             generation.text, found.evidences, params.query, extractive=generation.extractive
@@ -64,9 +70,9 @@ def ask(
         if generation.verifiable
         else None
     )
-    stages = Stages(scope, found, grounds, generation, verification)
+    stages = Stages(scope, found, grounds, generation, verification, rewrite)
     state, confidence = score(stages)
-    suggestions = suggest(params, source, grounds, kept=hits)
+    suggestions = suggest(searched, source, grounds, kept=hits, query=rewrite.query)
     took_ms = int((time.monotonic() - started) * 1000)
     answer = assemble(
         stages, state=state, confidence=confidence, suggestions=suggestions, took_ms=took_ms

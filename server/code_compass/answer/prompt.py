@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from code_compass.answer.language import language_name
 from code_compass.answer.redact import Redactor
 from code_compass.answer.reread import Evidence
 from code_compass.constants import HISTORY_MAX_TURNS
+from code_compass.query.language import language_name
 
 # Fixed text: evidence never changes it (a test asserts that). Rules map to the seeds:
 # 000 "APENAS no contexto" / "diga que nao encontrou" / "conciso"; 001 citations, conflicts,

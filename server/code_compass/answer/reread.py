@@ -12,6 +12,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
+from code_compass.answer.messages import EN, Messages, reason_text
 from code_compass.answer.source import EvidenceSource
 from code_compass.constants import (
     EVIDENCE_EDITED_MIN_RATIO,
@@ -183,27 +184,22 @@ class Reread:
     evidences: list[Evidence]
     dropped: list[Dropped]
 
-    def caveat(self) -> str | None:
+    def caveat(self, msg: Messages = EN) -> str | None:
         """The re-read step's caveat when anything was dropped or re-located, else None."""
         moved = [e for e in self.evidences if e.status not in (CURRENT, PAGE)]
         parts = []
         if self.dropped:
-            parts.append(
-                f"{len(self.dropped)} evidence(s) dropped ("
-                + "; ".join(
-                    f"{d.path}:{d.start_line}-{d.end_line} {d.reason}" for d in self.dropped
-                )
-                + ")"
+            items = "; ".join(
+                f"{d.path}:{d.start_line}-{d.end_line} {reason_text(msg, d.reason)}"
+                for d in self.dropped
             )
+            parts.append(msg.reread_dropped.format(n=len(self.dropped), items=items))
         if moved:
-            parts.append(
-                f"{len(moved)} evidence(s) re-located in edited files ("
-                + ", ".join(
-                    f"{e.id} {e.path}:{e.hit.start_line}->{e.start_line} {e.status}" for e in moved
-                )
-                + ")"
+            items = ", ".join(
+                f"{e.id} {e.path}:{e.hit.start_line}->{e.start_line} {e.status}" for e in moved
             )
-        return "re-read: " + "; ".join(parts) if parts else None
+            parts.append(msg.reread_moved.format(n=len(moved), items=items))
+        return msg.reread.format(parts="; ".join(parts)) if parts else None
 
 
 def reread(hits: list[SearchHit], source: EvidenceSource) -> Reread:

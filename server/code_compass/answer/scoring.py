@@ -16,30 +16,33 @@ from code_compass.answer.confidence import (
 from code_compass.answer.coverage import LOW
 from code_compass.answer.generation import Generation
 from code_compass.answer.grounds import Refusal
+from code_compass.answer.messages import Messages, messages_for
 from code_compass.answer.result import Confidence
 from code_compass.answer.stages import Stages
 from code_compass.answer.verify import Verification
 
 
 def assessment(stages: Stages) -> Assessment:
+    """Caveats in the question's language (answer/messages.py); rule names stay English."""
+    msg = messages_for(stages.grounds.language)
     a = Assessment(applied=list(stages.scope.applied))
-    _caveat(a, stages.found.caveat())
+    _caveat(a, stages.found.caveat(msg))
     grounds = stages.grounds
     if grounds.refusal is not None:
         _refused(a, grounds.refusal)
         return a
     a.ambiguity, a.ambiguity_note = grounds.ambiguity.level, grounds.ambiguity.note
     if grounds.coverage == LOW:
-        a.step_caveats.append("retrieval: low coverage (weak or single evidence)")
-    _generated(a, stages.generation)
+        a.step_caveats.append(msg.low_coverage)
+    _generated(a, stages.generation, msg)
     if stages.verification is not None:
-        _verified(a, stages.verification, {e.id for e in stages.found.evidences})
+        _verified(a, stages.verification, {e.id for e in stages.found.evidences}, msg)
     return a
 
 
 def score(stages: Stages) -> tuple[str, Confidence]:
     """(state, confidence) of the answer these stages produced."""
-    return assess(assessment(stages))
+    return assess(assessment(stages), messages_for(stages.grounds.language))
 
 
 def _caveat(a: Assessment, caveat: str | None) -> None:
@@ -53,9 +56,9 @@ def _refused(a: Assessment, refusal: Refusal) -> None:
     a.extra_caveats.extend(refusal.caveats)
 
 
-def _generated(a: Assessment, generation: Generation) -> None:
+def _generated(a: Assessment, generation: Generation, msg: Messages) -> None:
     a.applied.extend(generation.applied())
-    _caveat(a, generation.caveat())
+    _caveat(a, generation.caveat(msg))
     if generation.extractive:
         a.caps.append(RULE_NO_LLM_CAP)
     if generation.error is not None:
@@ -63,7 +66,7 @@ def _generated(a: Assessment, generation: Generation) -> None:
         a.blocking.append(RULE_LLM_FAILED)
 
 
-def _verified(a: Assessment, v: Verification, sent: set[str]) -> None:
+def _verified(a: Assessment, v: Verification, sent: set[str], msg: Messages) -> None:
     a.applied.append("citations verified against the evidence sent")
     a.claims = v.claims
     a.uncited_claims = len(v.uncited_claims)
@@ -71,8 +74,8 @@ def _verified(a: Assessment, v: Verification, sent: set[str]) -> None:
     a.removed_citations = len(v.removed)
     a.unknown_identifiers = len(v.unknown_identifiers)
     a.invented_paths = len(v.invented_paths)
-    flags = v.flags()
+    flags = v.flags(msg)
     if flags:
-        a.step_caveats.append("verification: " + "; ".join(flags))
+        a.step_caveats.append(msg.verification.format(flags="; ".join(flags)))
     if any(c not in sent for c in v.citations_used):
         a.blocking.append(RULE_FABRICATED)  # unreachable by construction; kept as a guard

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from code_compass.answer.generation import Generation
 from code_compass.answer.grounds import Grounds
+from code_compass.answer.query_rewrite import QueryRewrite
 from code_compass.answer.reread import Reread
 from code_compass.answer.scope import Scope
 from code_compass.answer.verify import Verification
@@ -18,3 +19,4 @@ class Stages:
     grounds: Grounds  # coverage, missing symbols, ambiguity, refusal
     generation: Generation  # prompt + call (or extractive, or refused)
     verification: Verification | None  # None when there was no answer to check
+    rewrite: QueryRewrite | None = None  # plan: the question as retrieval read it

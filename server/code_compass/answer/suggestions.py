@@ -3,6 +3,8 @@
 Order of preference: a spelling fix for a word of the question, "did you mean" a nearby
 symbol/path (with where it lives), the closest match that minScore or a filter cut out,
 a pathPrefix to narrow to where the material is. Generic advice only when the index is empty.
+Written in the question's language (answer/messages.py); a Portuguese question's words are
+matched against the index in their English rendering (the query builder's).
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from dataclasses import replace
 
 from code_compass.answer.coverage import needs_suggestions
 from code_compass.answer.grounds import Grounds
+from code_compass.answer.messages import EN, Messages, messages_for
 from code_compass.answer.source import EvidenceSource
 from code_compass.constants import NEARBY_TERMS_LIMIT, SUGGESTION_COUNT
-from code_compass.records import SearchHit, SearchParams
+from code_compass.records import RetrievalQuery, SearchHit, SearchParams
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{3,}")
 _STOP = {
@@ -96,19 +99,24 @@ def build_suggestions(
     source: EvidenceSource,
     *,
     kept: list[SearchHit] | None = None,
+    msg: Messages = EN,
+    translated: frozenset[str] = frozenset(),
 ) -> list[str]:
-    """Exactly SUGGESTION_COUNT suggestions (deduplicated), concrete when the index has data."""
+    """Exactly SUGGESTION_COUNT suggestions (deduplicated), concrete when the index has data.
+    `question` is the text whose words are compared with the index's names; `translated`
+    are its words the query builder supplied, never offered a spelling fix (the asker did
+    not write them)."""
     picks = _Picks()
     try:
-        terms = source.nearby_terms(params.query, NEARBY_TERMS_LIMIT)
+        terms = source.nearby_terms(question, NEARBY_TERMS_LIMIT)
     except Exception:  # a suggestion must never break the answer
         terms = []
     probe = _probe(source, params)
-    _spelling(picks, question, terms, probe, source, params)
-    _nearby(picks, terms, probe, source, params)
-    _filtered_out(picks, params, probe)
-    _narrower(picks, params, terms, (kept or []) + probe)
-    for generic in _GENERIC:
+    _spelling(picks, question, terms, probe, source, params, msg, translated)
+    _nearby(picks, terms, probe, source, params, msg)
+    _filtered_out(picks, params, probe, msg)
+    _narrower(picks, params, terms, (kept or []) + probe, msg)
+    for generic in msg.generic:
         picks.add(generic)
     return picks.items
 
@@ -120,19 +128,19 @@ def _spelling(
     probe: list[SearchHit],
     source: EvidenceSource,
     params: SearchParams,
+    msg: Messages,
+    translated: frozenset[str],
 ) -> None:
     """1. A question word close to, but not equal to, an indexed name."""
     lowered = {t.lower(): t for t in terms}
     for word in dict.fromkeys(_WORD.findall(question)):
-        if word.lower() in _STOP or word.lower() in lowered:
+        if word.lower() in _STOP or word.lower() in lowered or word in translated:
             continue
         close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.75)
         if close:
             fixed = lowered[close[0]]
             where = _where(fixed, probe, source, params)
-            picks.add(
-                f"Check the spelling: `{word}` → `{fixed}`" + (f" ({where})" if where else "")
-            )
+            picks.add(msg.spelling.format(word=word, fixed=fixed, where=_at(where)))
 
 
 def _nearby(
@@ -141,6 +149,7 @@ def _nearby(
     probe: list[SearchHit],
     source: EvidenceSource,
     params: SearchParams,
+    msg: Messages,
 ) -> None:
     """2. Nearby symbols / paths the index does contain (leaving room for other kinds)."""
     for term in terms:
@@ -149,13 +158,19 @@ def _nearby(
         if any(f"`{term}`" in s for s in picks.items):
             continue
         if _is_path(term):
-            picks.add(_ask_about_path(term))
+            picks.add(msg.ask_about_path.format(term=term))
         else:
             where = _where(term, probe, source, params)
-            picks.add(f"Did you mean `{term}`" + (f" ({where})?" if where else "?"))
+            picks.add(msg.did_you_mean.format(term=term, where=_at(where)))
 
 
-def _filtered_out(picks: _Picks, params: SearchParams, probe: list[SearchHit]) -> None:
+def _at(where: str | None) -> str:
+    return f" ({where})" if where else ""
+
+
+def _filtered_out(
+    picks: _Picks, params: SearchParams, probe: list[SearchHit], msg: Messages
+) -> None:
     """3. What minScore, the language filter or pathPrefix cut out."""
     if not probe:
         return
@@ -163,60 +178,58 @@ def _filtered_out(picks: _Picks, params: SearchParams, probe: list[SearchHit]) -
     if params.min_score is not None and best.score < params.min_score:
         floor = math.floor(best.score * 100) / 100
         picks.add(
-            f"The closest match is `{best.symbol or best.path}` in {best.path}:"
-            f"{best.start_line}-{best.end_line} (score {best.score:.2f}, below minScore "
-            f"{params.min_score:g}); lower minScore to {floor:.2f} "
-            "to include it"
+            msg.closest_match.format(
+                name=best.symbol or best.path,
+                path=best.path,
+                start=best.start_line,
+                end=best.end_line,
+                score=f"{best.score:.2f}",
+                min_score=f"{params.min_score:g}",
+                floor=f"{floor:.2f}",
+            )
         )
     if params.language and all(h.language != params.language for h in probe):
-        langs = sorted({h.language for h in probe if h.language})
+        langs = ", ".join(sorted({h.language for h in probe if h.language}))
         picks.add(
-            f"Drop the language filter '{params.language}': matches exist in "
-            f"{', '.join(langs) or 'other'} files"
+            msg.drop_language.format(
+                language=params.language, languages=langs or msg.other_languages
+            )
         )
     if params.path_prefix and all(not h.path.startswith(params.path_prefix) for h in probe):
-        picks.add(
-            f"Remove pathPrefix '{params.path_prefix}': the closest matches are in {best.path}"
-        )
+        picks.add(msg.remove_prefix.format(prefix=params.path_prefix, path=best.path))
 
 
-def _narrower(picks: _Picks, params: SearchParams, terms: list[str], pool: list[SearchHit]) -> None:
+def _narrower(
+    picks: _Picks, params: SearchParams, terms: list[str], pool: list[SearchHit], msg: Messages
+) -> None:
     """4. Narrow the scope to where the material is; name what is indexed nearby."""
     if not params.path_prefix:
         dirs = [d for d in (_top_dir(h.path) for h in pool) if d]
         if dirs:
-            top = max(set(dirs), key=dirs.count)
-            picks.add(f"Narrow with pathPrefix '{top}' (where the closest matches are)")
+            picks.add(msg.narrow.format(prefix=max(set(dirs), key=dirs.count)))
     for term in terms:
         if _is_path(term):
-            picks.add(_ask_about_path(term))
+            picks.add(msg.ask_about_path.format(term=term))
         else:
-            picks.add(f"Ask about `{term}` by name: it is defined in the index")
+            picks.add(msg.ask_by_name.format(term=term))
     for h in pool:
         if h.symbol:
-            picks.add(
-                f"Ask about `{h.symbol}` ({h.path}:{h.start_line}), the nearest indexed symbol"
-            )
-        picks.add(f"Open {h.path}:{h.start_line}-{h.end_line}, the nearest indexed passage")
-
-
-def _ask_about_path(term: str) -> str:
-    return f"Ask about `{term}`: it is in the index and close to your words"
-
-
-# 5. Nothing in the index at all: say how to get material in.
-_GENERIC = (
-    "The index has no matching material yet: run `code-compass index` or wait for "
-    "indexing to finish (see `code-compass status`)",
-    "Name a function, class or file you expect to exist, e.g. in backticks",
-    "Check that the workspace folder is the project you mean",
-)
+            picks.add(msg.ask_about_symbol.format(symbol=h.symbol, path=h.path, line=h.start_line))
+        picks.add(msg.open_passage.format(path=h.path, start=h.start_line, end=h.end_line))
 
 
 def suggest(
-    params: SearchParams, source: EvidenceSource, grounds: Grounds, kept: list[SearchHit]
+    params: SearchParams,
+    source: EvidenceSource,
+    grounds: Grounds,
+    kept: list[SearchHit],
+    query: RetrievalQuery | None = None,
 ) -> list[str]:
-    """Suggestions when coverage is low or none, or the question names a missing symbol."""
+    """Suggestions when coverage is low or none, or the question names a missing symbol; in
+    the question's language, matched against the index by the query's English rendering."""
     if needs_suggestions(grounds.coverage) or grounds.missing:
-        return build_suggestions(params.query, params, source, kept=kept)
+        words = query.rewritten if query is not None else params.query
+        added = frozenset(query.added) if query is not None else frozenset()
+        msg = messages_for(grounds.language)
+        return build_suggestions(words, params, source, kept=kept, msg=msg, translated=added)
     return []

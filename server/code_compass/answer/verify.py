@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass, field
 
 from code_compass.answer.extractive import extractive_frame
-from code_compass.answer.language import detect_language
+from code_compass.answer.messages import EN, Messages
 from code_compass.answer.reread import Evidence
 from code_compass.constants import CLAIM_MIN_WORDS
+from code_compass.query.language import detect_language, question_language
 
 _CITE_GROUP = re.compile(r"[ \t]*\[\s*(E\d+(?:\s*[,;]\s*E\d+)*)\s*\]")
 _CITE = re.compile(r"\[(E\d+)\]")
@@ -69,23 +70,22 @@ class Verification:
             and self.answer_language != self.question_language
         )
 
-    def flags(self) -> list[str]:
+    def flags(self, msg: Messages = EN) -> list[str]:
         out: list[str] = []
         if self.removed:
-            out.append(f"removed citations to evidence never sent: {', '.join(self.removed)}")
+            out.append(msg.flag_removed.format(ids=", ".join(self.removed)))
         if self.uncited_claims:
-            out.append(f"{len(self.uncited_claims)} claim(s) without a citation")
+            out.append(msg.flag_uncited.format(n=len(self.uncited_claims)))
         if self.unknown_identifiers:
-            out.append(
-                "identifiers not in the cited evidence: "
-                + ", ".join(f"`{i}`" for i in self.unknown_identifiers)
-            )
+            names = ", ".join(f"`{i}`" for i in self.unknown_identifiers)
+            out.append(msg.flag_identifiers.format(names=names))
         if self.invented_paths:
-            out.append("paths not among the evidence: " + ", ".join(self.invented_paths))
+            out.append(msg.flag_paths.format(paths=", ".join(self.invented_paths)))
         if self.wrong_language:
             out.append(
-                f"answer language '{self.answer_language}' differs from the question's "
-                f"'{self.question_language}'"
+                msg.flag_language.format(
+                    answer=self.answer_language, question=self.question_language
+                )
             )
         return out
 
@@ -212,7 +212,7 @@ def verify(text: str, evidences: list[Evidence], question: str) -> Verification:
         citations_used=[i for i in cited_order if i in by_id],
         removed=removed,
         answer_language=detect_language(cleaned),
-        question_language=detect_language(question),
+        question_language=question_language(question),
     )
     all_text = _evidence_text(evidences)
     unknown: list[str] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from code_compass.constants import (
     BM25_REFERENCE_DOCS,
@@ -15,7 +16,8 @@ from code_compass.constants import (
     SEARCH_CANDIDATE_POOL,
 )
 from code_compass.index.project import Project
-from code_compass.records import SearchHit, SearchParams
+from code_compass.query import build_query
+from code_compass.records import RetrievalQuery, SearchHit, SearchParams
 from code_compass.search.candidates import Candidate
 from code_compass.search.fusion import diversify
 from code_compass.search.lexical_score import score_lexical
@@ -79,6 +81,15 @@ def to_hit(c: Candidate) -> SearchHit:
     )
 
 
+def retrieval_query(params: SearchParams) -> RetrievalQuery:
+    """The query the channels search with: the caller's rewrite when it is of this very
+    query (the ask pipeline's LLM rewrite), else the offline query builder's."""
+    given = params.rewrite
+    if given is not None and given.original == params.query:
+        return given
+    return build_query(params.query)
+
+
 def search_projects(
     projects: Sequence[Project],
     params: SearchParams,
@@ -86,22 +97,31 @@ def search_projects(
     semantic: SemanticFn | None = None,
     fuse: FuseFn | None = None,
 ) -> list[SearchHit]:
+    """Best hits of `projects` for `params`, calibrated, at most top_k. A non-English question
+    is searched as the query builder renders it: BM25 over `lexical`, the embedding and the
+    score's word signals over `rewritten` (English questions: both are the question)."""
+    query = retrieval_query(params)
+    lex_params = replace(params, query=query.lexical, rewrite=None)
+    sem_params = replace(params, query=query.rewritten, rewrite=None)
+    text = query.rewritten
     per_project: list[list[Candidate]] = []
     for project in projects:
         if project.read_only:  # another process writes: see its latest commit
             project.lexical.reload()
             project.catalog.invalidate_counts()
         mode = params.mode
-        lex = lexical_candidates(project, params, CANDIDATE_POOL) if mode != "semantic" else []
-        sem = semantic(project, params, CANDIDATE_POOL) if semantic and mode != "lexical" else []
+        lex = lexical_candidates(project, lex_params, CANDIDATE_POOL) if mode != "semantic" else []
+        sem = (
+            semantic(project, sem_params, CANDIDATE_POOL) if semantic and mode != "lexical" else []
+        )
         # Each candidate is scored once, by the model of the mode that answers.
         if mode == "lexical" or (mode == "hybrid" and (not sem or fuse is None)):
-            cands = score_lexical(lex, params.query)
+            cands = score_lexical(lex, text)
         elif mode == "semantic":
-            cands = score_semantic(sem, params.query)
+            cands = score_semantic(sem, text)
         else:
             assert fuse is not None
-            cands = fuse(params.query, lex, sem)
+            cands = fuse(text, lex, sem)
         # Every mode: no near-duplicate ranges, at most a few hits per file (fuse already did).
         cands = diversify(cands)
         if params.min_score is not None:

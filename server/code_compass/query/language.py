@@ -1,12 +1,17 @@
-"""Which natural language a question or answer is written in (seed 001: answer in its language).
+"""Which natural language a question or answer is written in (docs/rules.md: answer-language).
 
 A stop-word vote: cheap, dependency-free and good enough to catch an answer in the wrong
 language. Returns None when unsure (short text, mostly code) so nothing is flagged on a guess.
+`question_language` adds, for questions too short to vote ("senha usuario"), the Portuguese
+lexicon's word list: the query builder and the answer's messages follow that decision.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+from code_compass.query.lexicon import fold, portuguese_lexicon
 
 NAMES = {
     "en": "English",
@@ -86,3 +91,39 @@ def detect_language(text: str, *, min_hits: int = 2) -> str | None:
 
 def language_name(code: str | None) -> str | None:
     return NAMES.get(code) if code else None
+
+
+# Letters English words never have and Portuguese ones often do.
+_PORTUGUESE_LETTERS = re.compile(r"[ãõçáéíóúâêôà]", re.I)
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+
+
+def question_language(text: str) -> str | None:
+    """The stop-word vote; when it is unsure, Portuguese if more of the words are Portuguese
+    (the lexicon's words, function words included, or spelled with Portuguese letters) than
+    are English stop words. Words English shares ("data", "use", "no") vote for neither."""
+    text = _QUOTED.sub(" ", text)  # a quoted message is not the asker's language
+    found = detect_language(text)
+    if found is not None:
+        return found
+    toks = words(text)
+    english = sum(1 for t in toks if t in _STOPWORDS["en"])
+    portuguese = sum(1 for t in toks if _portuguese_word(t))
+    return "pt" if portuguese > english else None
+
+
+def _portuguese_word(word: str) -> bool:
+    if _PORTUGUESE_LETTERS.search(word):
+        return True
+    if word in _STOPWORDS["en"] or word in _english_words():
+        return False
+    return portuguese_lexicon().lookup(fold(word)) is not None
+
+
+@lru_cache(maxsize=1)
+def _english_words() -> frozenset[str]:
+    """Words of the lexicon's English renderings, and one-letter words: English as well."""
+    lexicon = portuguese_lexicon()
+    entries = [*lexicon.words.values(), *(e for g in lexicon.phrases.values() for e in g)]
+    found = {w for e in entries for r in e.english for w in r.split()}
+    return frozenset(found | {"a", "e", "i", "o"})

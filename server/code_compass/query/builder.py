@@ -1,0 +1,147 @@
+"""The offline query builder: a Portuguese question becomes English text the index can match.
+
+The embedding model and the code are English, so "onde o flask registra as rotas?" finds
+little as written. Word by word, in order: identifiers and code stay verbatim; Portuguese
+function words are dropped or become their English counterparts (onde -> where); everything
+else goes through the developer-vocabulary lexicon (lexicon_pt.tsv), phrases first, each word
+in any inflection ("variáveis de ambiente" -> environment variable). The result keeps the
+order and the question words an English question has, so the fitted score reads it as one.
+
+An English question (or one whose language is unsure) goes through unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from code_compass.query.language import question_language
+from code_compass.query.lexicon import Entry, fold, portuguese_lexicon
+from code_compass.records import RetrievalQuery
+
+SOURCE_LEXICON, SOURCE_LLM = "lexicon", "llm"  # RetrievalQuery.source; "none": as written
+CACHE_SIZE = 1024
+# Code-looking tokens: snake_case, dotted, calls, decorators, paths, numbers, options, tags.
+_CODE_CHARS = re.compile(r"[_.()=/@\\{}\[\]<>:#$%*+0-9]")
+_CAMEL = re.compile(r"[a-z0-9][A-Z]")
+_EDGE_PUNCT = "?!,.;:\"'“”‘’()[]«»…"
+# Backticked code and quoted text (an error message, a label) are kept whole, as written.
+_VERBATIM = re.compile(r"`([^`]*)`|\"([^\"]*)\"|“([^”]*)”")
+# "como" starts a question as "how"; elsewhere it means "like" / "as" and is dropped.
+_QUESTION_OPENERS = {"como": "how"}
+
+
+@dataclass(slots=True)
+class _Rendering:
+    """The pieces of the rewrite as they are produced, in question order."""
+
+    primary: list[str] = field(default_factory=list)  # the English rendering
+    senses: list[str] = field(default_factory=list)  # other renderings of ambiguous words
+    untranslated: list[str] = field(default_factory=list)  # Portuguese words kept for BM25
+
+    def add_entry(self, entry: Entry) -> None:
+        if entry.english:
+            self.primary.append(entry.english[0])
+            self.senses.extend(entry.english[1:])
+
+
+def passthrough(question: str) -> RetrievalQuery:
+    """The question as written: what retrieval searched before there was a query builder."""
+    return RetrievalQuery(question, question_language(question), question, question)
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def build_query(question: str) -> RetrievalQuery:
+    """The retrieval query of a question (see the module doc). Pure and cached: the search
+    front doors and `ask` build the same query for the same text."""
+    language = question_language(question)
+    if language != "pt":
+        return RetrievalQuery(question, language, question, question)
+    out = _render(question)
+    rewritten = " ".join(out.primary) or question
+    lexical = " ".join(dict.fromkeys([*out.primary, *out.senses, *out.untranslated]))
+    asked = {fold(w) for w in re.findall(r"\w+", question)}
+    added = tuple(
+        dict.fromkeys(
+            w for r in (*out.primary, *out.senses) for w in r.split() if fold(w) not in asked
+        )
+    )
+    return RetrievalQuery(
+        question, language, rewritten, lexical or question, added, source=SOURCE_LEXICON
+    )
+
+
+def _render(question: str) -> _Rendering:
+    """Translate a Portuguese question word by word (phrases first), code kept verbatim."""
+    lexicon = portuguese_lexicon()
+    out = _Rendering()
+    run: list[str] = []  # consecutive natural-language words (phrases never span code)
+
+    def flush() -> None:
+        i = 0
+        while i < len(run):
+            phrase = lexicon.phrase_at(run, i)
+            if phrase is not None:
+                out.add_entry(phrase)
+                i += len(phrase.words)
+                continue
+            _word(run[i], out, first=not out.primary)
+            i += 1
+        run.clear()
+
+    for token in _tokens(question):
+        if _is_code(token):
+            flush()
+            out.primary.append(token)
+        else:
+            run.append(fold(token))
+    flush()
+    return out
+
+
+def _word(word: str, out: _Rendering, *, first: bool) -> None:
+    opener = _QUESTION_OPENERS.get(word)
+    if opener is not None:
+        if first:
+            out.primary.append(opener)
+        return
+    entry = portuguese_lexicon().lookup(word)
+    if entry is not None:
+        out.add_entry(entry)
+        if entry.english:
+            out.untranslated.append(word)
+    elif word.isascii():
+        out.primary.append(word)  # a loanword or a name ("cookie", "streaming", "flask")
+    else:
+        out.untranslated.append(word)
+
+
+def _tokens(question: str) -> list[str]:
+    """Whitespace tokens without edge punctuation; backticked or quoted text as one token."""
+    out: list[str] = []
+    at = 0
+    for m in _VERBATIM.finditer(question):
+        out.extend(_words(question[at : m.start()]))
+        inner = next(g for g in m.groups() if g is not None).strip()
+        if inner:
+            out.append(inner)
+        at = m.end()
+    out.extend(_words(question[at:]))
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return [tok for raw in text.split() if (tok := raw.strip(_EDGE_PUNCT))]
+
+
+def _is_code(token: str) -> bool:
+    """Identifiers, calls, paths and numbers; capitalised words the lexicon does not know
+    (Flask, QuerySet, Linux) too: a name in a Portuguese sentence is kept as written."""
+    if _CODE_CHARS.search(token) or _CAMEL.search(token) or " " in token:
+        return True
+    if token[:1].isupper():
+        low = fold(token)
+        lexicon = portuguese_lexicon()
+        return lexicon.lookup(low) is None and low not in lexicon.phrases
+    return False
