@@ -51,15 +51,24 @@ function chatTurns(history: vscode.ChatContext["history"]): ChatTurn[] {
   );
 }
 
-/** The active file and lines from what the user attached (#file, #selection or the implicit editor context). */
-function askContextOf(request: vscode.ChatRequest): Pick<AskParams, "activeFile" | "selection"> {
+/** The editor's own attachments (the active file or selection, shown greyed until the user adds them). */
+const IMPLICIT_REFERENCE = "vscode.implicit";
+
+/**
+ * The file and lines the user attached on purpose (#file, #selection, a dragged file). The
+ * editor's implicit context is left out: a selection becomes evidence with score 1, so only
+ * a deliberate one should.
+ */
+async function askContextOf(request: vscode.ChatRequest): Promise<Pick<AskParams, "activeFile" | "selection">> {
   for (const ref of request.references) {
+    if (ref.id.startsWith(IMPLICIT_REFERENCE)) continue;
     const value = ref.value;
     const uri = value instanceof vscode.Location ? value.uri : value instanceof vscode.Uri ? value : undefined;
     const file = uri?.scheme === "file" ? toWireFile(uri.fsPath, folderRefs()) : undefined;
-    if (!file) continue;
+    if (!uri || !file) continue;
     if (value instanceof vscode.Location && !value.range.isEmpty) {
-      return { activeFile: file.path, selection: { startLine: value.range.start.line + 1, endLine: value.range.end.line + 1 } };
+      const text = (await vscode.workspace.openTextDocument(uri)).getText(value.range);
+      return { activeFile: file.path, selection: { startLine: value.range.start.line + 1, endLine: value.range.end.line + 1, text } };
     }
     return { activeFile: file.path };
   }
@@ -78,7 +87,7 @@ export function createHandler(server: ServerController, log: vscode.LogOutputCha
     const conversation = conversationFor(chatTurns(context.history), randomUUID);
     const requestId = randomUUID();
     const metadata: ChatAnswerMetadata = { conversationId: conversation.conversationId, suggestions: [] };
-    const params: AskParams = { query: request.prompt.trim(), requestId, ...conversation, ...askContextOf(request) };
+    const params: AskParams = { query: request.prompt.trim(), requestId, ...conversation, ...(await askContextOf(request)) };
     if (!params.query) {
       stream.markdown("Ask a question about this workspace, e.g. *How is the configuration loaded?*");
       return { metadata };
@@ -95,7 +104,10 @@ export function createHandler(server: ServerController, log: vscode.LogOutputCha
       if (!answer || token.isCancellationRequested) return { metadata };
       for (const part of answerParts(answer, streamed)) emit(stream, part);
       metadata.suggestions = answer.suggestions ?? [];
-      log.info(`@compass answered: ${answer.state} ${answer.confidence?.score ?? "?"} (${answer.evidences?.length ?? 0} evidence)`);
+      log.info(
+        `@compass answered in conversation ${metadata.conversationId}: ${answer.state} ${answer.confidence?.score ?? "?"}, ` +
+          `${answer.evidences?.length ?? 0} evidence, ${streamed.length} characters streamed`,
+      );
       return { metadata };
     } catch (err) {
       if (token.isCancellationRequested) return { metadata };
