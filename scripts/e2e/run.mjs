@@ -166,6 +166,14 @@ function packFakeModel(dir) {
   return out;
 }
 
+/** Whether the server command has the `mcp` subcommand (the MCP front door may not be in this checkout). */
+function serverHasMcp(env) {
+  const [command, ...args] = SERVER_CMD.split(/\s+/);
+  const at = args.lastIndexOf("serve");
+  if (at < 0) return false;
+  return spawnSync(command, [...args.slice(0, at), "mcp", "--help"], { env, encoding: "utf8", timeout: 30_000 }).status === 0;
+}
+
 /** The extension's output channel as written to disk (the log file of "Code Compass"). */
 function extensionLog(userDataDir) {
   const logs = path.join(userDataDir, "logs");
@@ -520,6 +528,29 @@ async function main() {
       if (!line.includes(` mcp --workspace ${ws} --storage `)) throw new Error(`unexpected definition: ${line}`);
       log(`MCP row "${label}"; ${line.slice(line.indexOf("Code Compass:"))}`);
     });
+
+    if (serverHasMcp(env)) {
+      await check(page, "the editor starts the Code Compass MCP server and finds its tools", async () => {
+        await runPaletteCommand(page, "MCP: List Servers");
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Code Compass" }).first().click();
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Start Server" }).first().click();
+        // The editor's "MCP: Code Compass" output channel reports the tools/list it got.
+        // (The editor renders spaces as no-break spaces: \s matches both.)
+        const output = page.locator(".part.panel .monaco-editor").filter({ hasText: /Discovered\s\d+\stools/ }).first();
+        await output.waitFor({ timeout: 60_000 });
+        const tools = Number(/Discovered\s(\d+)\stools/.exec(await output.innerText())[1]);
+        if (tools < 3) throw new Error(`only ${tools} tools discovered`);
+        await shot(page, "mcp-started");
+        await runPaletteCommand(page, "MCP: List Servers");
+        const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Code Compass" }).first();
+        await waitFor(async () => /Running/.test(await row.innerText()), 10_000, "Code Compass listed as Running");
+        await page.keyboard.press("Escape");
+        await page.keyboard.press("Control+J"); // close the panel the output opened
+        log(`MCP server running with ${tools} tools`);
+      });
+    } else {
+      log("not checked: starting the MCP server (this checkout's code-compass has no `mcp` subcommand)");
+    }
 
     // The chat list is virtualised (rows scrolled away are not in the DOM): read the latest
     // response, and count answers in the extension's log.
