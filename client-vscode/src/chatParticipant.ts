@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
-import { answerParts, type ChatPart } from "./chatAnswer";
+import { answerParts, type ChatPart, escapeMarkdown } from "./chatAnswer";
 import { type ChatAnswerMetadata, type ChatTurn, conversationFor, followupPrompts } from "./chatHistory";
 import { type EditorApiSurface, hasChatParticipants } from "./features";
 import { CHAT_PARTICIPANT_ID } from "./ids";
@@ -35,7 +35,7 @@ function emit(stream: vscode.ChatResponseStream, part: ChatPart): void {
   } else if (location) {
     stream.anchor(location, part.title);
   } else {
-    stream.markdown(part.title);
+    stream.markdown(escapeMarkdown(part.title)); // not in this workspace's folders: plain text
   }
 }
 
@@ -75,13 +75,6 @@ async function askContextOf(request: vscode.ChatRequest): Promise<Pick<AskParams
   return {};
 }
 
-function cancelled(token: vscode.CancellationToken): Promise<undefined> {
-  return new Promise((resolve) => {
-    if (token.isCancellationRequested) resolve(undefined);
-    token.onCancellationRequested(() => resolve(undefined));
-  });
-}
-
 export function createHandler(server: ServerController, log: vscode.LogOutputChannel): vscode.ChatRequestHandler {
   return async (request, context, stream, token): Promise<vscode.ChatResult> => {
     const conversation = conversationFor(chatTurns(context.history), randomUUID);
@@ -98,9 +91,14 @@ export function createHandler(server: ServerController, log: vscode.LogOutputCha
       streamed += d.text;
       stream.markdown(d.text);
     });
+    // The stop button ends the wait at once, whatever the server does with its $/cancelRequest.
+    let onCancel: vscode.Disposable | undefined;
+    const cancelled = new Promise<undefined>((resolve) => {
+      onCancel = token.onCancellationRequested(() => resolve(undefined));
+    });
     stream.progress("Searching the evidence…");
     try {
-      const answer = await Promise.race([server.request<Answer>(Methods.ask, params, token), cancelled(token)]);
+      const answer = await Promise.race([server.request<Answer>(Methods.ask, params, token), cancelled]);
       if (!answer || token.isCancellationRequested) return { metadata };
       for (const part of answerParts(answer, streamed)) emit(stream, part);
       metadata.suggestions = answer.suggestions ?? [];
@@ -116,6 +114,7 @@ export function createHandler(server: ServerController, log: vscode.LogOutputCha
       return { errorDetails: { message: `Code Compass: ${message}` }, metadata };
     } finally {
       deltas.dispose();
+      onCancel?.dispose();
     }
   };
 }

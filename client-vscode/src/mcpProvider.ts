@@ -62,6 +62,5 @@ export function registerMcpProvider(
     changed,
     server.onDidResolveCommand(() => changed.fire()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()),
-    keys.onDidChange(() => changed.fire()),
   );
 }
