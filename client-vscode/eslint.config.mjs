@@ -16,7 +16,19 @@ export default tseslint.config(
   },
   {
     // Pure modules must stay testable without VS Code.
-    files: ["src/render/**", "src/format/**", "src/locations.ts", "src/settings.ts", "src/pythonEnv.ts", "src/protocol.ts"],
+    files: [
+      "src/render/**",
+      "src/format/**",
+      "src/locations.ts",
+      "src/settings.ts",
+      "src/pythonEnv.ts",
+      "src/protocol.ts",
+      "src/chatAnswer.ts",
+      "src/chatHistory.ts",
+      "src/features.ts",
+      "src/ids.ts",
+      "src/mcpCommand.ts",
+    ],
     rules: { "no-restricted-imports": ["error", { paths: [{ name: "vscode", message: "pure module: no vscode import" }] }] },
   },
   {

@@ -1,6 +1,8 @@
 /** Entry point: wires the server, status bar, commands and views. All logic stays in the server. */
 import * as vscode from "vscode";
 import { AnswerPanel } from "./answerPanel";
+import { registerChatParticipant } from "./chatParticipant";
+import { registerMcpProvider } from "./mcpProvider";
 import { wireFileOf } from "./open";
 import { Methods, type ReindexResult } from "./protocol";
 import { SHOW_REFERENCES, showReferences } from "./references";
@@ -95,6 +97,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void server.restart()),
   );
+
+  // Both are optional editor features: absent APIs leave only a log line.
+  for (const feature of [registerChatParticipant(server, log), registerMcpProvider(context, server, keys, log)]) {
+    if (feature) context.subscriptions.push(feature);
+  }
 
   void keys.noticeIfMissing(Boolean(process.env.ANTHROPIC_API_KEY));
   await server.start();

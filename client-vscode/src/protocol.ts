@@ -49,9 +49,17 @@ export interface Selection {
   text?: string;
 }
 
+/** An earlier message sent with a question when the server has no record of the conversation. */
+export interface HistoryMessage {
+  role: "user" | "assistant";
+  content: string;
+}
+
 export interface AskParams {
   query: string;
   conversationId?: string;
+  /** Earlier turns, oldest first; only needed when conversationId is new to the server. */
+  history?: HistoryMessage[];
   /** Echoed in codeCompass/answerDelta so streamed text reaches the right view. */
   requestId?: string;
   topK?: number;
@@ -103,6 +111,8 @@ export interface Answer {
   evidences: Evidence[];
   suggestions: string[];
   meta: AnswerMeta;
+  /** Echo of the request's conversationId (null when none was sent). */
+  conversationId?: string | null;
 }
 
 /** Streamed text while an ask runs; routed by conversationId (or requestId). */

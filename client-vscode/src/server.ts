@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions, State } from "vscode-languageclient/node";
 import { type AnswerDelta, type IndexStateParams, Methods, type ProjectState } from "./protocol";
 import { resolveServerCommand } from "./python";
+import type { ServerCommand } from "./pythonEnv";
 import { fixLens } from "./references";
 import type { ApiKeyStore } from "./secrets";
 import { buildInitializationOptions, SECTION } from "./settings";
@@ -15,10 +16,14 @@ export class ServerController implements vscode.Disposable {
   private readonly phaseEmitter = new vscode.EventEmitter<ServerPhase>();
   private readonly indexEmitter = new vscode.EventEmitter<ProjectState[]>();
   private readonly deltaEmitter = new vscode.EventEmitter<AnswerDelta>();
+  private readonly commandEmitter = new vscode.EventEmitter<ServerCommand | undefined>();
   readonly onDidChangePhase = this.phaseEmitter.event;
   readonly onIndexState = this.indexEmitter.event;
   readonly onAnswerDelta = this.deltaEmitter.event;
+  /** Fires when a start has found (or failed to find) the server command; the MCP provider derives its own from it. */
+  readonly onDidResolveCommand = this.commandEmitter.event;
   phase: ServerPhase = "stopped";
+  command: ServerCommand | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -41,6 +46,8 @@ export class ServerController implements vscode.Disposable {
   private async doStart(): Promise<void> {
     this.setPhase("starting");
     const cmd = await resolveServerCommand(this.context, this.log);
+    this.command = cmd;
+    this.commandEmitter.fire(cmd);
     if (!cmd) {
       this.setPhase("stopped");
       return;
@@ -141,5 +148,6 @@ export class ServerController implements vscode.Disposable {
     this.phaseEmitter.dispose();
     this.indexEmitter.dispose();
     this.deltaEmitter.dispose();
+    this.commandEmitter.dispose();
   }
 }

@@ -11,13 +11,17 @@ import { fileURLToPath } from "node:url";
 import { writeFixture } from "./fixture.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const CACHE = path.join(ROOT, ".cache", "e2e");
+const CACHE = process.env.E2E_CACHE || path.join(ROOT, ".cache", "e2e");
+// code-server needs its own Node (24); e2e_vscode.sh passes a folder holding just that `node`.
+const NODE_BIN = process.env.E2E_NODE_BIN || path.join(CACHE, "node-bin");
 const ARTIFACTS = path.join(ROOT, "artifacts", "e2e");
 const CODE_SERVER = path.join(CACHE, "node_modules", ".bin", "code-server");
 const VSIX = path.join(ROOT, "client-vscode", "code-compass.vsix");
 const PYTHON = path.join(ROOT, ".venv", "bin", "python");
 const SERVER_CMD = process.env.CODE_COMPASS_SERVER_CMD || `${path.join(ROOT, ".venv", "bin", "code-compass")} serve`;
 const CHROMIUM = "/usr/lib/chromium/chromium";
+const VSCE = path.join(ROOT, "client-vscode", "node_modules", ".bin", "vsce");
+const FAKE_MODEL_DIR = path.join(ROOT, "scripts", "e2e", "fake-model");
 const READY_TIMEOUT_MS = Number(process.env.E2E_READY_TIMEOUT_MS || 180_000);
 const { chromium } = createRequire(path.join(CACHE, "package.json"))("playwright-core");
 
@@ -138,6 +142,8 @@ function writeUserSettings(userDataDir) {
         "chat.commandCenter.enabled": false,
         "workbench.secondarySideBar.defaultVisibility": "hidden",
         "codeCompass.trace.server": "messages",
+        // The chat check sends requests in agent mode; the MCP check starts nothing by itself.
+        "chat.mcp.autostart": "never",
       },
       null,
       2,
@@ -145,15 +151,52 @@ function writeUserSettings(userDataDir) {
   );
 }
 
-async function startCodeServer(dir, env) {
+/**
+ * The editor invokes a chat participant only with some language model in the request, and an
+ * offline editor has none (Copilot needs a sign-in): a fixture extension registers a fake one.
+ * @compass never calls it. Packed with the client's vsce into the scratch folder.
+ */
+function packFakeModel(dir) {
+  const out = path.join(dir, "e2e-fake-model.vsix");
+  const pack = spawnSync(VSCE, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", out], {
+    cwd: FAKE_MODEL_DIR,
+    encoding: "utf8",
+  });
+  if (pack.status !== 0) throw new Error(`packing the fake model extension failed: ${pack.stderr || pack.stdout}`);
+  return out;
+}
+
+/** Whether the server command has the `mcp` subcommand (the MCP front door may not be in this checkout). */
+function serverHasMcp(env) {
+  const [command, ...args] = SERVER_CMD.split(/\s+/);
+  const at = args.lastIndexOf("serve");
+  if (at < 0) return false;
+  return spawnSync(command, [...args.slice(0, at), "mcp", "--help"], { env, encoding: "utf8", timeout: 30_000 }).status === 0;
+}
+
+/** The extension's output channel as written to disk (the log file of "Code Compass"). */
+function extensionLog(userDataDir) {
+  const logs = path.join(userDataDir, "logs");
+  if (!fs.existsSync(logs)) return "";
+  const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+  return walk(logs)
+    .filter((f) => /Code Compass\.log$/.test(f))
+    .map((f) => fs.readFileSync(f, "utf8"))
+    .join("\n");
+}
+
+async function startCodeServer(dir, baseEnv) {
+  const env = { ...baseEnv, PATH: `${NODE_BIN}${path.delimiter}${baseEnv.PATH ?? ""}` };
   const port = await freePort();
   const ud = path.join(dir, "ud");
   const ext = path.join(dir, "ext");
   writeUserSettings(ud);
-  const install = spawnSync(CODE_SERVER, ["--extensions-dir", ext, "--user-data-dir", ud, "--install-extension", VSIX], {
-    env,
-    encoding: "utf8",
-  });
+  const fakeModel = packFakeModel(dir);
+  const install = spawnSync(
+    CODE_SERVER,
+    ["--extensions-dir", ext, "--user-data-dir", ud, "--install-extension", VSIX, "--install-extension", fakeModel],
+    { env, encoding: "utf8" },
+  );
   if (install.status !== 0) throw new Error(`installing the VSIX failed: ${install.stderr || install.stdout}`);
   const out = fs.openSync(path.join(dir, "code-server.log"), "a");
   startGroup(
@@ -219,6 +262,12 @@ async function runPaletteCommand(page, title, { escapeFirst = true } = {}) {
   await page.keyboard.press("Enter");
 }
 
+/** After a palette command: wait until its own input (QuickPick or InputBox) replaced the palette's ">…" input. */
+async function waitForCommandInput(page) {
+  const input = page.locator(".quick-input-widget input.input");
+  await waitFor(async () => (await input.isVisible()) && !(await input.inputValue()).startsWith(">"), 10_000, "the command's input box");
+}
+
 async function openFile(page, rel) {
   await page.keyboard.press("Escape");
   await page.keyboard.press("Control+P");
@@ -278,6 +327,7 @@ async function main() {
   const ws = writeFixture(path.join(dir, "shapes-demo"));
   log(`workspace ${ws}, scratch ${dir}`);
   let browser;
+  let cs;
   try {
     const anthropicPort = await startFakeAnthropic(dir);
     log(`fake Anthropic on ${anthropicPort}`);
@@ -292,7 +342,7 @@ async function main() {
       ANTHROPIC_BASE_URL: `http://127.0.0.1:${anthropicPort}`,
       ANTHROPIC_API_KEY: "e2e-dummy-key",
     };
-    const cs = await startCodeServer(dir, env);
+    cs = await startCodeServer(dir, env);
     log(`code-server on ${cs.port}`);
 
     browser = await chromium.launch({
@@ -384,7 +434,7 @@ async function main() {
 
     await check(page, "Ask a Question shows the answer, its badge and evidence", async () => {
       await runPaletteCommand(page, "Code Compass: Ask a Question");
-      await page.locator(".quick-input-widget input.input").waitFor({ state: "visible", timeout: 10_000 });
+      await waitForCommandInput(page);
       await page.keyboard.type("How is the area of a circle computed?", { delay: 5 });
       await page.keyboard.press("Enter");
       const frame = answerFrame(page);
@@ -417,7 +467,7 @@ async function main() {
     await check(page, "Search Code finds a hit and opens it", async () => {
       await openFile(page, "README.md"); // start elsewhere, so opening the hit is observable
       await runPaletteCommand(page, "Code Compass: Search Code");
-      await page.locator(".quick-input-widget input.input").waitFor({ state: "visible", timeout: 10_000 });
+      await waitForCommandInput(page);
       await page.keyboard.type("circle area radius", { delay: 10 });
       // A README row's snippet also says "geometry/shapes.py": wait for the code hit itself
       // (path:line), not whatever the half-typed query listed first.
@@ -456,14 +506,111 @@ async function main() {
         return (await cursorStatus(page)).selected;
       }, 15_000, "a selection on circle_area in report.py");
       await runPaletteCommand(page, "Code Compass: Ask About Selection", { escapeFirst: false });
-      const input = page.locator(".quick-input-widget input.input");
-      await input.waitFor({ state: "visible", timeout: 10_000 });
+      await waitForCommandInput(page);
       await page.keyboard.press("Enter"); // the prefilled "What does this code do?"
       const frame = answerFrame(page);
       await waitFor(async () => (await frame.locator("section.turn").count()) === 3, 30_000, "a third turn");
       await frame.locator("section.turn").nth(2).locator(".badge.confidence").waitFor({ timeout: 60_000 });
       const q = await frame.locator("section.turn").nth(2).locator(".question").innerText();
       if (!/What does this code do\?/.test(q)) throw new Error(`question was ${q}`);
+    });
+
+    await check(page, "MCP: List Servers shows the Code Compass server", async () => {
+      await runPaletteCommand(page, "MCP: List Servers");
+      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Code Compass" }).first();
+      await row.waitFor({ timeout: 15_000 });
+      const label = (await row.innerText()).replace(/\s+/g, " ");
+      await shot(page, "mcp-list-servers");
+      await page.keyboard.press("Escape");
+      // The definition behind that row: `mcp` with this workspace and the extension's index storage.
+      const line = extensionLog(cs.ud).split("\n").find((l) => l.includes("MCP server definition provided: Code Compass:"));
+      if (!line) throw new Error("the extension never logged the definition it provided");
+      if (!line.includes(` mcp --workspace ${ws} --storage `)) throw new Error(`unexpected definition: ${line}`);
+      log(`MCP row "${label}"; ${line.slice(line.indexOf("Code Compass:"))}`);
+    });
+
+    if (serverHasMcp(env)) {
+      await check(page, "the editor starts the Code Compass MCP server and finds its tools", async () => {
+        await runPaletteCommand(page, "MCP: List Servers");
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Code Compass" }).first().click();
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Start Server" }).first().click();
+        // The editor's "MCP: Code Compass" output channel reports the tools/list it got.
+        // (The editor renders spaces as no-break spaces: \s matches both.)
+        const output = page.locator(".part.panel .monaco-editor").filter({ hasText: /Discovered\s\d+\stools/ }).first();
+        await output.waitFor({ timeout: 60_000 });
+        const tools = Number(/Discovered\s(\d+)\stools/.exec(await output.innerText())[1]);
+        if (tools < 3) throw new Error(`only ${tools} tools discovered`);
+        await shot(page, "mcp-started");
+        await runPaletteCommand(page, "MCP: List Servers");
+        const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Code Compass" }).first();
+        await waitFor(async () => /Running/.test(await row.innerText()), 10_000, "Code Compass listed as Running");
+        await page.keyboard.press("Escape");
+        await page.keyboard.press("Control+J"); // close the panel the output opened
+        log(`MCP server running with ${tools} tools`);
+      });
+    } else {
+      log("not checked: starting the MCP server (this checkout's code-compass has no `mcp` subcommand)");
+    }
+
+    // The chat list is virtualised (rows scrolled away are not in the DOM): read the latest
+    // response, and count answers in the extension's log.
+    const latestResponse = page.locator(".interactive-list .interactive-item-container.interactive-response.chat-most-recent-response");
+    const chatAnswers = () => [...extensionLog(cs.ud).matchAll(/@compass (?:answered in conversation (\S+):|failed: (.*))/g)];
+    const STATUS_LINE = /(OK|PARTIAL|AMBIGUOUS|FAIL) · \d{1,3}/;
+    const waitForChatAnswer = async (count) => {
+      await waitFor(async () => chatAnswers().length >= count, 60_000, `@compass answer ${count} in the log`);
+      const failure = chatAnswers()[count - 1][2];
+      if (failure) throw new Error(`@compass failed: ${failure}`);
+      await waitFor(async () => STATUS_LINE.test(await latestResponse.innerText()), 15_000, "the state and confidence line");
+      return latestResponse;
+    };
+    const askInChat = async (question, count) => {
+      await runPaletteCommand(page, "E2E: Use the Fake Model in Chat"); // opens the chat view and focuses its input
+      await page.locator(".interactive-input-part").first().waitFor({ timeout: 15_000 });
+      await page.waitForTimeout(300);
+      await page.keyboard.press("Control+A"); // the sticky "@compass" of the last turn is typed again below
+      await page.keyboard.type(`@compass ${question}`, { delay: 5 });
+      await page.keyboard.press("Enter");
+      return waitForChatAnswer(count);
+    };
+
+    await check(page, "@compass answers in the chat view with state, confidence and evidence", async () => {
+      const response = await askInChat("How is the area of a circle computed?", 1);
+      const text = await response.innerText();
+      if (!/circle/i.test(text) || !/Evidence \(\d+\)/.test(text)) throw new Error(`response was: ${text.slice(0, 400)}`);
+      const anchors = await response.locator("a.chat-inline-anchor-widget").count();
+      if (anchors < 2) throw new Error(`only ${anchors} evidence anchors`);
+      const status = new RegExp(`${STATUS_LINE.source}[^\\n]*`).exec(text)[0];
+      log(`@compass: "${status}", ${anchors} anchors; ${text.replace(/\s+/g, " ").slice(0, 160)}`);
+    });
+
+    await check(page, "a chat evidence anchor opens the cited lines", async () => {
+      const anchor = latestResponse.locator("a.chat-inline-anchor-widget", { hasText: "shapes.py" }).first();
+      const aria = (await anchor.getAttribute("aria-label")) ?? ""; // "shapes.py lines 6 to 13"
+      const m = /lines (\d+) to (\d+)/.exec(aria);
+      if (!m) throw new Error(`anchor label was "${aria}"`);
+      await anchor.click();
+      await activeTab(page, "shapes.py").waitFor({ timeout: 10_000 });
+      await waitFor(async () => {
+        const cur = await cursorStatus(page);
+        return cur.line >= Number(m[1]) && cur.line <= Number(m[2]);
+      }, 10_000, `cursor within shapes.py:${m[1]}-${m[2]}`);
+      log(`chat anchor "${aria}" opened; cursor ${(await cursorStatus(page)).text}`);
+    });
+
+    await check(page, "@compass offers follow-ups and keeps one conversation", async () => {
+      const response = await askInChat("How is the volume of a sphere computed?", 2);
+      const text = await response.innerText();
+      if (!/FAIL · \d+/.test(text)) throw new Error(`expected a refusal, got: ${text.slice(0, 300)}`);
+      const followup = page.locator(".interactive-list .chat-followups .monaco-button, .interactive-session-followups .monaco-button").first();
+      await followup.waitFor({ timeout: 10_000 });
+      const label = (await followup.innerText()).trim();
+      await shot(page, "chat-followups");
+      await followup.click();
+      await waitForChatAnswer(3);
+      const ids = chatAnswers().map((x) => x[1]);
+      if (ids.length !== 3 || new Set(ids).size !== 1) throw new Error(`conversation ids were ${JSON.stringify(ids)}`);
+      log(`follow-up "${label.slice(0, 80)}" answered; 3 answers in conversation ${ids[0]}`);
     });
   } catch (err) {
     results.push({ name: "setup", ok: false, err });

@@ -26,10 +26,14 @@ export function coverageClass(coverage: string): string {
   return (COVERAGES as readonly string[]).includes(coverage) ? `coverage-${coverage}` : "coverage-unknown";
 }
 
-export function confidenceLabel(answer: Pick<Answer, "state" | "confidence">): string {
+/** The confidence score as a whole number in 0–100 (0 when missing). */
+export function confidenceScore(answer: Pick<Answer, "confidence">): number {
   const raw = Number(answer.confidence?.score);
-  const score = Number.isFinite(raw) ? Math.round(Math.max(0, Math.min(100, raw))) : 0;
-  return `${score} · ${answer.state}`;
+  return Number.isFinite(raw) ? Math.round(Math.max(0, Math.min(100, raw))) : 0;
+}
+
+export function confidenceLabel(answer: Pick<Answer, "state" | "confidence">): string {
+  return `${confidenceScore(answer)} · ${answer.state}`;
 }
 
 export function renderBadges(answer: Answer): string {
