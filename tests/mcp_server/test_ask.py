@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP SDK (`mcp` in requirements.lock) is not installed")
 
-from code_compass.constants import EXTRACTIVE_LABEL, NO_EVIDENCE_ANSWER
+from code_compass.answer.messages import EN
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.mcp_server.harness import mcp_client, ok, server_env, wait_indexed
 
@@ -25,7 +25,7 @@ async def test_no_evidence_gives_the_fixed_refusal_and_no_llm_request(
         async with mcp_client(sample_ws, storage=tmp_path / "st", env=env) as client:
             await wait_indexed(client)
             refusal = await ok(client, "ask_code", question=UNANSWERABLE)
-            assert refusal["answer"] == NO_EVIDENCE_ANSWER
+            assert refusal["answer"] == EN.no_evidence
             assert refusal["evidences"] == [] and refusal["citations"] == []
             assert refusal["meta"]["llmCalled"] is False and refusal["state"] == "FAIL"
             assert fake.message_requests == []
@@ -44,7 +44,7 @@ async def test_without_a_key_the_answer_is_extractive(sample_ws: Path, tmp_path:
     async with mcp_client(sample_ws, storage=tmp_path / "st") as client:
         await wait_indexed(client)
         data = await ok(client, "ask_code", question="Where is parse_config defined?")
-    assert data["answer"].startswith(EXTRACTIVE_LABEL)
+    assert data["answer"].startswith(EN.extractive_label)
     assert data["meta"]["llmCalled"] is False
     paths = {(e["path"], e["startLine"]) for e in data["evidences"]}
     assert ("src/config_loader.py", 5) in paths
