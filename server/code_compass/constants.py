@@ -33,7 +33,7 @@ MAX_SYMBOL_CHUNK_LINES = 80  # longer symbol bodies are split with overlap
 SYMBOL_SPLIT_OVERLAP = 10
 
 # --- Index ---
-INDEX_FORMAT_VERSION = 3  # bump => clean rebuild on open (3: asciidoc and LaTeX are documents)
+INDEX_FORMAT_VERSION = 4  # bump => clean rebuild on open (4: values are symbols)
 TANTIVY_WRITER_HEAP = 64_000_000
 TANTIVY_WRITER_THREADS = 1  # leave a core to the editor
 
@@ -172,6 +172,9 @@ SEARCH_CANDIDATE_POOL = 30  # per channel, into fusion; 50 ranked and calibrated
 SEARCH_MAX_HITS_PER_FILE = 3  # one file cannot fill the list (issue 3 item 4); 2 cost 2-4 % MRR
 SEARCH_DEDUP_OVERLAP = 0.5  # same file, ranges sharing >= this share of the shorter one: keep one
 SEARCH_RANK_K = 10.0  # rank signals are K / (K + rank): 1 for the first, 0.5 at rank 10
+# Name channel (search/names.py): a query naming a defined symbol gets its definitions.
+NAME_MAX_DEFINITIONS = 5  # per name: past this, a name means little on its own (`update`)
+NAME_EXACT_SCORE = 0.95  # floor of a navigation query's exact definition, times match strength
 # The score every mode reports (search/calibration.py), the number minScore is compared with:
 #   z = sum(weight * signal)            relevance of a hit (search/signals.py), ranks the hits
 #   A = sum(answer_weight * q_signal)   how well the list answers the query at all (best z,

@@ -40,7 +40,9 @@ class SymbolDef:
     """A definition found by tree-sitter, for hover and code lens."""
 
     name: str
-    kind: str  # function | method | class | interface | struct | enum | type | ...
+    # function | method | class | interface | struct | enum | type | ... and the value kinds
+    # (VALUE_KINDS): module-level variables and constants, class attributes
+    kind: str
     container: str  # enclosing class/module name, "" at top level
     path: str
     start_line: int  # whole definition, 1-based inclusive
@@ -53,6 +55,11 @@ class SymbolDef:
     @property
     def qualified_name(self) -> str:
         return f"{self.container}.{self.name}" if self.container else self.name
+
+
+# Symbol kinds of bound values rather than definitions with a body: named in the symbol table,
+# their lines stay in the surrounding chunk.
+VALUE_KINDS = frozenset({"variable", "constant", "attribute"})
 
 
 @dataclass(frozen=True, slots=True)

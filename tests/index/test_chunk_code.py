@@ -83,7 +83,19 @@ def test_python_symbols_and_chunks(exact_lines) -> None:
     parsed = parse("bank.py", PYTHON, "python")
     exact_lines(parsed, PYTHON)
     syms = symbols(parsed)
-    assert set(syms) == {"add", "Account", "Account.__init__", "Account.balance", "Account.Meta"}
+    assert set(syms) == {
+        "LIMIT",
+        "add",
+        "Account",
+        "Account.currency",
+        "Account.__init__",
+        "Account.balance",
+        "Account.kind",
+        "Account.Meta",
+        "Account.Meta.ordering",
+    }
+    assert syms["LIMIT"].kind == "constant"
+    assert syms["Account.currency"].kind == syms["Account.Meta.ordering"].kind == "attribute"
     add = syms["add"]
     assert (add.kind, add.container, add.language) == ("function", "", "python")
     assert add.start_line == line_of(PYTHON, "# Adds numbers.")  # comment + decorator included
@@ -270,6 +282,7 @@ def test_javascript_symbols_and_chunks(exact_lines) -> None:
     exact_lines(parsed, JAVASCRIPT)
     syms = symbols(parsed)
     assert {n: s.kind for n, s in syms.items()} == {
+        "fs": "constant",
         "read": "function",
         "Cache": "class",
         "Cache.get": "method",
@@ -498,7 +511,155 @@ def test_module_code_in_overlapping_windows(exact_lines) -> None:
     assert [(c.start_line, c.end_line) for c in parsed.chunks] == [(1, 40), (36, 75), (71, 100)]
     assert CODE_WINDOW_LINES == 40 and CODE_WINDOW_OVERLAP == 5
     assert {c.kind for c in parsed.chunks} == {"module"}
-    assert parsed.symbols == []
+    # Each constant is a symbol of its own, but its lines stay in the windows.
+    assert [s.name for s in parsed.symbols] == [f"X{i}" for i in range(100)]
+    assert {s.kind for s in parsed.symbols} == {"constant"}
+
+
+FLASK_LIKE = '''from __future__ import annotations
+
+import typing as t
+
+if t.TYPE_CHECKING:
+    from .app import Flask
+
+    class GetKwargs(t.TypedDict):
+        """Options of a lookup."""
+
+        default: str
+
+try:
+    from greenlet import getcurrent as _ident
+except ImportError:
+    _ident = None
+
+AppContextProxy = LocalProxy
+ResponseValue: t.TypeAlias = "Response | str"
+T_route = t.TypeVar("T_route")
+type Pair = tuple[int, int]
+
+
+class Config(dict):
+    root_path: str
+    DEFAULTS = {
+        "DEBUG": False,
+    }
+
+    if sys.version_info >= (3, 12):
+
+        def modern(self) -> None:
+            pass
+'''
+
+
+def test_python_values_and_nested_definitions_are_symbols(exact_lines) -> None:
+    parsed = parse("globals.py", FLASK_LIKE, "python")
+    exact_lines(parsed, FLASK_LIKE)
+    syms = symbols(parsed)
+    kinds = {n: s.kind for n, s in syms.items()}
+    assert kinds == {
+        "GetKwargs": "class",
+        "GetKwargs.default": "attribute",
+        "_ident": "variable",
+        "AppContextProxy": "variable",
+        "ResponseValue": "type",
+        "T_route": "type",
+        "Pair": "type",
+        "Config": "class",
+        "Config.root_path": "attribute",
+        "Config.DEFAULTS": "attribute",
+        "Config.modern": "method",
+    }
+    alias = syms["AppContextProxy"]
+    line = line_of(FLASK_LIKE, "AppContextProxy =")
+    assert (alias.start_line, alias.end_line) == (line, line)
+    assert (alias.name_line, alias.name_col) == (line, 0)
+    assert alias.signature == "AppContextProxy = LocalProxy"
+    defaults = syms["Config.DEFAULTS"]
+    assert defaults.end_line == defaults.start_line + 2
+    # A class under `if TYPE_CHECKING:` gets its own chunk; values stay in the windows.
+    kwargs = chunk_for(parsed, "GetKwargs")
+    assert kwargs.kind == "class" and kwargs.doc == "Options of a lookup."
+    assert kwargs.start_line == line_of(FLASK_LIKE, "class GetKwargs")
+    assert not any(c.symbol == "AppContextProxy" for c in parsed.chunks)
+    window = [c for c in parsed.chunks if c.start_line <= line <= c.end_line]
+    assert window and window[0].kind == "module"
+    # Attributes don't split the class: its header still holds them.
+    header = chunk_for(parsed, "Config")
+    assert "root_path: str" in header.text and '"DEBUG": False' in header.text
+
+
+GO_VALUES = """package limits
+
+// Sizes of things.
+const (
+	MaxSize = 1 << 20
+	minSize, midSize = 1, 2
+	_ = 3
+)
+
+var ErrTooBig = errors.New("too big")
+
+var (
+	cache map[string]int
+)
+
+type (
+	Size int
+	Name = string
+)
+"""
+
+
+def test_go_const_var_and_type_groups_name_each_member(exact_lines) -> None:
+    parsed = parse("limits.go", GO_VALUES, "go")
+    exact_lines(parsed, GO_VALUES)
+    kinds = {s.name: s.kind for s in parsed.symbols}
+    assert kinds == {
+        "MaxSize": "constant",
+        "minSize": "constant",
+        "midSize": "constant",
+        "ErrTooBig": "variable",
+        "cache": "variable",
+        "Size": "type",
+        "Name": "type",
+    }
+    mid = next(s for s in parsed.symbols if s.name == "midSize")
+    assert mid.name_line == line_of(GO_VALUES, "minSize, midSize") and mid.name_col == 10
+
+
+TS_TYPES = """export const DEFAULT_TIMEOUT = 30;
+export const helper = (x: number) => x + 1;
+let counter = 0;
+
+/** A request's options. */
+export interface RequestOptions {
+  timeout?: number;
+}
+
+export type Handler = (req: Request) => void;
+
+export enum Method {
+  Get,
+  Post,
+}
+"""
+
+
+def test_typescript_consts_interfaces_type_aliases_enums(exact_lines) -> None:
+    parsed = parse("client.ts", TS_TYPES, "typescript")
+    exact_lines(parsed, TS_TYPES)
+    kinds = {s.name: s.kind for s in parsed.symbols}
+    assert kinds == {
+        "DEFAULT_TIMEOUT": "constant",
+        "helper": "function",
+        "counter": "variable",
+        "RequestOptions": "interface",
+        "Handler": "type",
+        "Method": "enum",
+    }
+    assert chunk_for(parsed, "RequestOptions").doc == "A request's options."
+    assert chunk_for(parsed, "Handler").kind == "type"
 
 
 def test_other_languages_use_windows(exact_lines) -> None:

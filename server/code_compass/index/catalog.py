@@ -240,6 +240,15 @@ class Catalog:
         )
         return [ChunkRow(*r) for r in rows]  # type: ignore[arg-type]
 
+    def chunks_at(self, path: str, line: int) -> list[ChunkRow]:
+        """Chunks of `path` holding `line`, shortest first."""
+        rows = self._query(
+            f"SELECT {self._CHUNK_COLS} FROM chunks WHERE path = ? AND start_line <= ?"
+            " AND end_line >= ? ORDER BY end_line - start_line, start_line",
+            (path, line, line),
+        )
+        return [ChunkRow(*r) for r in rows]  # type: ignore[arg-type]
+
     def pending_embeddings(self, limit: int) -> list[ChunkRow]:
         """Newest first: a file just saved is embedded before an old backlog."""
         rows = self._query(

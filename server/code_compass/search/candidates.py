@@ -16,4 +16,8 @@ class Candidate:
     cosine: float | None = None  # best cosine of the chunk's pieces (semantic channel)
     semantic_rank: int | None = None
     features: dict[str, float] = field(default_factory=dict)
+    # Name channel (names.py): the chunk holds the definition of a name the query uses, and how
+    # surely the name means it (1.0: the only definitions, or a qualified `Class.method` match).
+    exact_definition: bool = False
+    name_match: float = 0.0
     score: float = 0.0  # calibrated, in [0, 1]

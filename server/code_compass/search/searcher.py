@@ -21,6 +21,7 @@ from code_compass.records import RetrievalQuery, SearchHit, SearchParams
 from code_compass.search.candidates import Candidate
 from code_compass.search.fusion import diversify
 from code_compass.search.lexical_score import score_lexical
+from code_compass.search.names import definitions, place, query_names
 from code_compass.search.semantic import score_semantic
 from code_compass.search.snippets import make_snippet
 
@@ -104,6 +105,7 @@ def search_projects(
     lex_params = replace(params, query=query.lexical, rewrite=None)
     sem_params = replace(params, query=query.rewritten, rewrite=None)
     text = query.rewritten
+    names = query_names(params.query, query.rewritten)
     per_project: list[list[Candidate]] = []
     for project in projects:
         if project.read_only:  # another process writes: see its latest commit
@@ -122,6 +124,8 @@ def search_projects(
         else:
             assert fuse is not None
             cands = fuse(text, lex, sem)
+        if names.refs:  # named definitions: flagged, and first for a navigation question
+            cands = place(cands, definitions(project, names, params), names.navigation)
         # Every mode: no near-duplicate ranges, at most a few hits per file (fuse already did).
         cands = diversify(cands)
         if params.min_score is not None:

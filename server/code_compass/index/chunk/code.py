@@ -60,6 +60,7 @@ class _Def:
     doc: str
     parent: int  # index in the defs list, -1 at top level
     first_child_start: int = 0  # 0: no member definitions
+    chunk: bool = True  # False: a value, in the symbol table but not a chunk of its own
 
     @property
     def qualified(self) -> str:
@@ -83,6 +84,7 @@ class _FileParser:
         self.language = language
         self.finder = FINDERS[language]
         self.leading = LEADING_TYPES[language]
+        self.groups = MEMBER_GROUPS.get(language, frozenset())
         self.defs: list[_Def] = []
 
     # -- text helpers --------------------------------------------------------
@@ -146,7 +148,7 @@ class _FileParser:
     def walk(self, parent: Node, container: str, parent_index: int, depth: int) -> None:
         children = parent.named_children
         for i, child in enumerate(children):
-            if child.type in MEMBER_GROUPS:
+            if child.type in self.groups:
                 self.walk(child, container, parent_index, depth)
                 continue
             found_list = self.finder(child)
@@ -191,6 +193,8 @@ class _FileParser:
         in_type = parent_index >= 0 and self.defs[parent_index].kind not in _NAMESPACE_KINDS
         if kind == "function" and in_type:
             kind = "method"
+        elif kind in ("variable", "constant") and in_type:
+            kind = "attribute"
         name_node = found.name_node or found.decl
         doc = ""
         if self.language == "python":
@@ -208,10 +212,11 @@ class _FileParser:
             signature=self._signature(found),
             doc=doc,
             parent=parent_index,
+            chunk=found.chunk,
         )
         index = len(self.defs)
         self.defs.append(d)
-        if parent_index >= 0 and self.defs[parent_index].first_child_start == 0:
+        if d.chunk and parent_index >= 0 and self.defs[parent_index].first_child_start == 0:
             self.defs[parent_index].first_child_start = d.start
         if found.members is not None and depth < CODE_MAX_NESTING:
             self.walk(found.members, d.qualified, index, depth + 1)
@@ -284,7 +289,7 @@ def _build_chunks(rel: str, lines: Sequence[str], language: str, defs: list[_Def
     owner = [-1] * (n + 2)  # innermost container per line, for leftover windows
     for index, d in enumerate(defs):
         start, end = max(1, d.start), min(n, d.end)
-        if start > end:
+        if start > end or not d.chunk:
             continue
         if d.first_child_start:
             owner[start : end + 1] = [index] * (end - start + 1)

@@ -7,6 +7,7 @@ not walking every node keeps parsing of large repositories fast.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,6 +75,9 @@ class Found:
     members: Node | None  # container body to visit for member definitions
     outer: Node | None = None  # range override (e.g. one spec of a Go type group)
     container: str = ""  # container override (a Go method's receiver type)
+    # False for values (variables, constants, attributes): a symbol-table entry only, its lines
+    # stay in the surrounding window or class header, so chunking and embeddings don't change.
+    chunk: bool = True
 
 
 Finder = Callable[[Node], list[Found]]
@@ -91,7 +95,56 @@ def _named(node: Node, kind: str, members: Node | None = None) -> list[Found]:
     return [Found(kind, node, _text(name_node), name_node, body, members)]
 
 
+# Upper-case names are constants by convention in every language here.
+_CONSTANT_NAME = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
+
+
+def value_kind(name: str, declared_const: bool = False) -> str:
+    return "constant" if declared_const or _CONSTANT_NAME.match(name) else "variable"
+
+
+def _value(kind: str, decl: Node, name_node: Node, outer: Node | None = None) -> Found:
+    return Found(kind, decl, _text(name_node), name_node, None, None, outer, chunk=False)
+
+
 # --- Python -------------------------------------------------------------------
+
+# Calls whose result is a type, not a value: `T = TypeVar("T")`, `UserId = NewType(...)`.
+_PY_TYPE_CALLS = frozenset(
+    {"TypeVar", "NewType", "ParamSpec", "TypeVarTuple", "NamedTuple", "TypedDict"}
+)
+
+
+def _py_targets(left: Node | None) -> list[Node]:
+    if left is None:
+        return []
+    if left.type == "identifier":
+        return [left]
+    if left.type in ("pattern_list", "tuple_pattern", "list_pattern"):
+        return [c for c in left.named_children if c.type == "identifier"]
+    return []  # attributes (`a.b = ...`) and subscripts define nothing new
+
+
+def _py_assignment(node: Node) -> list[Found]:
+    """Module-level and class-level names bound by an assignment (chained ones too)."""
+    if node.named_child_count != 1 or node.named_children[0].type != "assignment":
+        return []
+    out: list[Found] = []
+    assignment: Node | None = node.named_children[0]
+    while assignment is not None and assignment.type == "assignment":
+        annotation = _text(assignment.child_by_field_name("type"))
+        right = assignment.child_by_field_name("right")
+        callee = right.child_by_field_name("function") if right is not None else None
+        is_type = annotation.endswith("TypeAlias") or (
+            right is not None
+            and right.type == "call"
+            and _text(callee).rsplit(".", 1)[-1] in _PY_TYPE_CALLS
+        )
+        for target in _py_targets(assignment.child_by_field_name("left")):
+            kind = "type" if is_type else value_kind(_text(target))
+            out.append(_value(kind, node, target))
+        assignment = right
+    return out
 
 
 def _python(node: Node) -> list[Found]:
@@ -103,6 +156,12 @@ def _python(node: Node) -> list[Found]:
         return _named(node, "function")
     if t == "class_definition":
         return _named(node, "class", node.child_by_field_name("body"))
+    if t == "expression_statement":
+        return _py_assignment(node)
+    if t == "type_alias_statement":  # `type X = ...` (3.12)
+        left = node.child_by_field_name("left")
+        name_node = left.named_children[0] if left is not None and left.named_children else left
+        return [_value("type", node, name_node)] if name_node is not None else []
     return []
 
 
@@ -182,6 +241,9 @@ def _js(node: Node) -> list[Found]:
                 out.append(
                     Found("class", node, _text(name_node), name_node, members, members, outer)
                 )
+            else:
+                const = _text(node).startswith("const")
+                out.append(_value(value_kind(_text(name_node), const), node, name_node, outer))
         return out
     return []
 
@@ -239,7 +301,29 @@ def _go(node: Node) -> list[Found]:
                 )
             )
         return out
+    if t in ("const_declaration", "var_declaration"):
+        return _go_values(node, t == "const_declaration")
     return []
+
+
+def _go_values(node: Node, const: bool) -> list[Found]:
+    """Each name of a `const`/`var` declaration or group (`const ( A = iota; B )`)."""
+    specs: list[Node] = []
+    for c in node.named_children:
+        if c.type in ("const_spec", "var_spec"):
+            specs.append(c)
+        elif c.type == "var_spec_list":
+            specs.extend(s for s in c.named_children if s.type == "var_spec")
+    out: list[Found] = []
+    for spec in specs:
+        names = [n for n in spec.children_by_field_name("name") if n.type == "identifier"]
+        outer = node if len(specs) == 1 else spec
+        for name_node in names:
+            if _text(name_node) == "_":
+                continue
+            kind = "constant" if const else "variable"
+            out.append(_value(kind, node if len(specs) == 1 else spec, name_node, outer))
+    return out
 
 
 # --- Java ---------------------------------------------------------------------
@@ -334,5 +418,23 @@ LEADING_TYPES: dict[str, frozenset[str]] = {
     "rust": frozenset({"line_comment", "block_comment", "attribute_item"}),
 }
 
-# Node types inside a container body that hold more members (Java enum bodies).
-MEMBER_GROUPS = frozenset({"enum_body_declarations"})
+# Node types inside a container body (or the module) that hold more members, per language:
+# Java enum bodies; Python's top-level and class-level blocks (`if TYPE_CHECKING:`, `try:`
+# imports with a fallback, version checks) whose definitions are as nameable as any other.
+_PY_GROUPS = frozenset(
+    {
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "try_statement",
+        "except_clause",
+        "except_group_clause",
+        "finally_clause",
+        "with_statement",
+        "block",
+    }
+)
+MEMBER_GROUPS: dict[str, frozenset[str]] = {
+    "python": _PY_GROUPS,
+    "java": frozenset({"enum_body_declarations"}),
+}

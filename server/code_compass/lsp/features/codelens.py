@@ -32,7 +32,7 @@ from code_compass.lsp.features.evidence import (
     locate_all,
     name_pattern,
 )
-from code_compass.records import SymbolDef
+from code_compass.records import VALUE_KINDS, SymbolDef
 
 if TYPE_CHECKING:
     from code_compass.lsp.server import CodeCompassServer
@@ -119,6 +119,8 @@ class CodeLensFeature:
         for d in engine.symbols_in_file(project, rel):
             if d.name.startswith("__") and d.name.endswith("__"):
                 continue  # dunders: everywhere, evidence about nothing in particular
+            if d.kind in VALUE_KINDS:
+                continue  # a lens on every constant and attribute would bury the definitions'
             if (d.container, d.name) in seen:
                 continue  # overload stubs / setters: one lens for the name
             seen.add((d.container, d.name))

@@ -1,0 +1,267 @@
+"""The name channel: a query that names a defined symbol gets that symbol's definitions.
+
+Neither BM25 nor the embedding knows that `AppContextProxy` in "where is AppContextProxy
+defined" is a name to look up rather than a word to match: the definition is one short line
+that any file using the name outranks. The catalog's symbol table knows, exactly. Names are
+taken from the query where they are unmistakable (backticked, snake_case, camelCase, dotted,
+the whole query being one identifier) or where the question's shape says a word is a name
+("where is update defined", "class Foo", "X implementation"); each is looked up exactly, and
+the chunks holding its definitions become candidates flagged `exact_definition`. A navigation
+question puts them first; other questions keep the model's order (docs may explain better).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from code_compass.constants import NAME_EXACT_SCORE, NAME_MAX_DEFINITIONS
+from code_compass.index.project import Project
+from code_compass.records import VALUE_KINDS, SearchParams, SymbolDef
+from code_compass.search.candidates import Candidate
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_QUALIFIED = rf"{_IDENT}(?:\.{_IDENT})*"
+_DOTTED = re.compile(rf"(?<![\w.]){_IDENT}(?:\.{_IDENT})*(?![\w])")
+_BACKTICKED = re.compile(r"`([^`\s]+)`")
+_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
+# Words that read as a name in the patterns below but never are one worth looking up.
+_NOT_NAMES = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "is",
+        "are",
+        "be",
+        "was",
+        "where",
+        "which",
+        "what",
+        "how",
+        "who",
+        "why",
+        "when",
+        "does",
+        "do",
+        "did",
+        "defined",
+        "declared",
+        "implemented",
+        "implementation",
+        "definition",
+        "declaration",
+        "set",
+        "located",
+        "class",
+        "function",
+        "method",
+        "interface",
+        "type",
+        "enum",
+        "struct",
+        "const",
+        "constant",
+        "variable",
+        "alias",
+        "def",
+        "func",
+        "module",
+        "file",
+        "code",
+        "default",
+        "main",
+        "o",
+        "a",
+        "os",
+        "as",
+        "um",
+        "uma",
+        "onde",
+        "e",
+        "é",
+    ]
+)
+_KINDS_WORDS = (
+    r"class|def|function|func|method|interface|type|enum|struct|const|constant|variable|alias"
+)
+# Shapes in which a plain word (`update`, `frozen`) is a name: English and Portuguese.
+_NAME_SHAPES = (
+    re.compile(
+        rf"\bwhere(?:\s+is|\s+are|'s)\s+(?:the\s+)?`?({_QUALIFIED})`?\s+"
+        r"(?:defined|declared|implemented|set|located|created)\b",
+        re.I,
+    ),
+    re.compile(rf"^\s*(?:{_KINDS_WORDS})\s+`?({_QUALIFIED})`?\s*\??\s*$", re.I),
+    re.compile(
+        rf"^\s*(?:the\s+)?`?({_QUALIFIED})`?\s+(?:{_KINDS_WORDS}|implementation|definition|source)"
+        r"\s*\??\s*$",
+        re.I,
+    ),
+    re.compile(
+        rf"\bonde\s+(?:é|e|está|esta|fica)\s+(?:definid[oa]s?|declarad[oa]s?|implementad[oa]s?)"
+        rf"\s+(?:(?:o|a|os|as)\s+)?`?({_QUALIFIED})`?",
+        re.I,
+    ),
+    re.compile(
+        rf"\bonde\s+(?:(?:o|a)\s+)?`?({_QUALIFIED})`?\s+(?:é|e|está|esta|fica)\s+"
+        r"(?:definid|declarad|implementad)",
+        re.I,
+    ),
+)
+_NAVIGATION = re.compile(
+    r"\b(?:where|which\s+(?:file|module|function|class|method)|find|locate|go\s+to|jump\s+to|"
+    r"defined|declared|definition|declaration|implementation|implemented|"
+    r"onde|definid[oa]s?|declarad[oa]s?|implementad[oa]s?|implementação|definição)\b",
+    re.I,
+)
+# Definitions before values, values before attributes: what a bare name usually means.
+_KIND_RANK = {"attribute": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class NameRef:
+    """A name the query uses: `name` looked up exactly, `scope` its dotted qualifier."""
+
+    name: str
+    scope: str = ""  # "Class" in `Class.method`, "attr" in `attr.dataclass`; "" when bare
+
+
+@dataclass(frozen=True, slots=True)
+class QueryNames:
+    refs: tuple[NameRef, ...]
+    navigation: bool  # the question asks where something is, not how it works
+
+
+def _code_like(token: str) -> bool:
+    """Shaped like an identifier rather than an English word."""
+    core = token.strip("_")
+    if not core or not any(ch.isalpha() for ch in core):
+        return False
+    return "_" in core or token.startswith("__") or bool(_CAMEL.search(core))
+
+
+def _ref(token: str) -> NameRef | None:
+    parts = [p for p in token.strip(".").split(".") if p]
+    if not parts or parts[-1].lower() in _NOT_NAMES or len(parts[-1]) < 2:
+        return None
+    return NameRef(parts[-1], ".".join(parts[:-1]))
+
+
+def query_names(*texts: str) -> QueryNames:
+    """Names in the question (as asked, and as the query builder rendered it)."""
+    found: dict[NameRef, None] = {}
+    navigation = False
+    for text in texts:
+        stripped = text.strip().strip("?`'\" ")
+        navigation = navigation or bool(_NAVIGATION.search(text))
+        if re.fullmatch(rf"{_IDENT}(?:\.{_IDENT})*", stripped):
+            navigation = True  # a bare identifier: take me to it
+            tokens = [stripped]
+        else:
+            tokens = [m.group(1) for m in _BACKTICKED.finditer(text)]
+            tokens += [t for t in _DOTTED.findall(text) if "." in t or _code_like(t)]
+            for shape in _NAME_SHAPES:
+                m = shape.search(text)
+                if m is not None:
+                    navigation = True
+                    tokens.append(m.group(1))
+        for token in tokens:
+            if "." in token and not all(len(p) > 1 for p in token.split(".")):
+                continue  # "e.g", "i.e": abbreviations, not qualified names
+            ref = _ref(token)
+            if ref is not None:
+                found[ref] = None
+    return QueryNames(tuple(found), navigation)
+
+
+def _in_scope(d: SymbolDef, scope: str) -> bool:
+    """`Class.method` matches the container; `module.name` matches a folder or file stem."""
+    if d.container == scope or d.container.endswith("." + scope):
+        return True
+    last = scope.rsplit(".", 1)[-1]
+    parts = d.path.split("/")
+    stems = {p.split(".", 1)[0] for p in parts}
+    return last in stems
+
+
+def _lookup(project: Project, ref: NameRef, params: SearchParams) -> tuple[list[SymbolDef], float]:
+    """Definitions of one name, and how surely the query means them."""
+    defs = [
+        d
+        for d in project.catalog.symbols_named(ref.name)
+        if (params.path_prefix is None or d.path.startswith(params.path_prefix))
+        and (params.language is None or d.language == params.language)
+    ]
+    if not defs:
+        return [], 0.0
+    if ref.scope:
+        scoped = [d for d in defs if _in_scope(d, ref.scope)]
+        if scoped:
+            defs = scoped
+        elif not _code_like(ref.name):
+            return [], 0.0  # `settings.py`, `os.path`: a plain word under an unknown scope
+    # The fewer definitions a name has, the more surely it means each one.
+    strength = 1.0 / (1.0 + 0.1 * (len(defs) - 1))
+    tests = ("test", "tests", "testing")
+    defs.sort(
+        key=lambda d: (
+            any(p in tests or p.startswith("test_") for p in d.path.split("/")),
+            _KIND_RANK.get(d.kind, 1 if d.kind in VALUE_KINDS else 0),
+            d.path,
+            d.start_line,
+        )
+    )
+    return defs[:NAME_MAX_DEFINITIONS], strength
+
+
+def definitions(project: Project, names: QueryNames, params: SearchParams) -> list[Candidate]:
+    """Candidates holding the definitions of the query's names, one per chunk."""
+    out: dict[str, Candidate] = {}
+    for ref in names.refs:
+        defs, strength = _lookup(project, ref, params)
+        for d in defs:
+            chunks = project.catalog.chunks_at(d.path, d.name_line)
+            if not chunks:
+                continue
+            qualified = d.qualified_name
+            row = next((c for c in chunks if c.symbol == qualified), chunks[0])
+            have = out.get(row.id)
+            if have is None or have.name_match < strength:
+                out[row.id] = Candidate(
+                    row=row, project=project.name, exact_definition=True, name_match=strength
+                )
+    return list(out.values())
+
+
+def place(
+    ranked: Sequence[Candidate], found: Iterable[Candidate], navigation: bool
+) -> list[Candidate]:
+    """Flag the scored candidates that hold a named definition; for a navigation question,
+    add the missing ones and put them all first with at least NAME_EXACT_SCORE x strength."""
+    by_id = {(c.project, c.row.id): c for c in ranked}
+    top = max((c.score for c in ranked), default=0.0)
+    out = list(ranked)
+    for f in found:
+        have = by_id.get((f.project, f.row.id))
+        if have is None:
+            if not navigation:
+                continue  # unscored: nothing says where it belongs in this list
+            have = f
+            out.append(f)
+        have.exact_definition = True
+        have.name_match = max(have.name_match, f.name_match)
+        have.features["exact_definition"] = 1.0
+        have.features["name_match"] = have.name_match
+        if navigation:
+            floor = NAME_EXACT_SCORE * have.name_match
+            have.score = max(have.score, top, min(1.0, floor))
+    out.sort(key=lambda c: (c.score, c.exact_definition, c.name_match), reverse=True)
+    return out
