@@ -22,7 +22,7 @@ describe("python checks", () => {
   it("knows the venv interpreter layout per platform and the serve command", () => {
     assert.equal(venvPython("/g/venv", "linux"), "/g/venv/bin/python");
     assert.equal(venvPython("C:\\g\\venv", "win32"), "C:\\g\\venv\\Scripts\\python.exe");
-    assert.deepEqual(serverCommandFor("/p"), { command: "/p", args: ["-m", "code_compass", "serve"] });
+    assert.deepEqual(serverCommandFor("/p"), { command: "/p", args: ["-P", "-m", "code_compass", "serve"] });
   });
 });
 
