@@ -22,6 +22,7 @@ from code_compass.errors import InputError
 from code_compass.index.scan import ScanSettings
 from code_compass.records import SearchHit
 from code_compass.settings import EngineSettings
+from code_compass.status import status_to_json
 from code_compass.validation import SEARCH_MODES, validate_search
 
 EXIT_BAD_INPUT = 2
@@ -209,7 +210,7 @@ def _with_project(params: Any, project: str | None) -> Any:
 def cmd_status(args: argparse.Namespace) -> int:
     engine, _ = _open_engine(args)
     try:
-        status = engine.status()
+        status = status_to_json(engine.status())
     finally:
         engine.close()
     if args.json:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from code_compass.lsp.params import reindex_project
+from code_compass.status import status_to_json
 
 if TYPE_CHECKING:
     from code_compass.lsp.server import CodeCompassServer
@@ -18,9 +19,11 @@ class StatusFeature:
         ls = self.ls
 
         def run() -> dict[str, Any]:
-            status = dict(ls.require_engine().status())
-            status["projects"] = ls.index_state()["projects"]
-            status["indexing"] = ls.indexer.busy
+            engine = ls.require_engine()
+            record = engine.status()
+            status = status_to_json(record)
+            status["projects"] = ls.index_state(record)["projects"]
+            status["indexing"] = engine.scheduler.busy
             status["settings"] = {
                 "embeddingsEnabled": ls.settings.current.embeddings_enabled,
                 "minScore": ls.settings.current.search_min_score,
@@ -37,7 +40,8 @@ class StatusFeature:
             engine = ls.require_engine()
             project = reindex_project(params, engine.projects())
             targets = [project] if project else sorted(engine.projects())
-            ls.indexer.request(targets)
+            for name in targets:
+                engine.schedule_index(name)
             return {"started": bool(targets), "projects": targets}
 
         return await ls.run_blocking(run)

@@ -59,8 +59,7 @@ class WorkspaceFeature:
         def open_engine() -> None:
             from code_compass.engine import Engine
 
-            engine = Engine.open(storage, engine_settings(settings))
-            ls.engine = engine
+            ls.use_engine(Engine.open(storage, engine_settings(settings)))
             for uri, name in folders:
                 self._add_folder(uri, name)
 
@@ -70,7 +69,7 @@ class WorkspaceFeature:
         ls = self.ls
         if not self._settings_from_init:
             await self._pull_configuration()
-        await ls.run_blocking(lambda: ls.indexer.request(sorted(ls.folders.values())))
+        await ls.run_blocking(lambda: ls.require_engine().schedule_index())
 
     # -- folders -----------------------------------------------------------------------
     def _add_folder(self, uri: str, name: str | None) -> str | None:
@@ -95,8 +94,7 @@ class WorkspaceFeature:
         project = self.ls.folders.pop(uri, None)
         if project is None:
             return None
-        self.ls.indexer.forget(project)  # cancels its run first: no half-dropped project
-        self.ls.require_engine().remove_project(project)
+        self.ls.require_engine().remove_project(project)  # cancels its index jobs first
         self.ls.roots.pop(project, None)
         return project
 
@@ -109,8 +107,8 @@ class WorkspaceFeature:
             for uri in removed:
                 self._remove_folder(uri)
             new = [p for uri, name in added if (p := self._add_folder(uri, name))]
-            if new:
-                ls.indexer.request(new)
+            for project in new:
+                ls.require_engine().schedule_index(project)
             ls.send_index_state()
 
         await ls.run_blocking(apply)
@@ -149,12 +147,8 @@ class WorkspaceFeature:
         if engine is None:
             return  # initialize: the engine is opened with the merged settings
         if changed & INDEX_FIELDS:
-            apply = getattr(engine, "update_settings", None)
-            if callable(apply):
-                self.ls.indexer.pause_for(lambda: apply(engine_settings(new)))
-            else:
-                log.warning("engine cannot apply %s at run time", sorted(changed & INDEX_FIELDS))
-            self.ls.indexer.request(sorted(self.ls.folders.values()))
+            engine.update_settings(engine_settings(new))  # a running full run starts over
+            engine.schedule_index()
 
     def _warn(self, warnings: list[str]) -> None:
         for message in warnings:
