@@ -34,20 +34,27 @@ from code_compass.index.chunk import SkipFile, parse_file
 from code_compass.index.languages import language_for
 from code_compass.index.lexical import LexicalDoc
 from code_compass.index.project import Project
-from code_compass.index.scan import FileEntry, ScanSettings, classify_path, scan_workspace
+from code_compass.index.scan import (
+    FileEntry,
+    ScanResult,
+    ScanSettings,
+    classify_path,
+    scan_workspace,
+)
 from code_compass.index.summary import IndexProgress, IndexSummary
 from code_compass.index.tokens import code_terms
 from code_compass.records import Chunk, ParsedFile, SymbolDef
 
 # Files per Tantivy commit, or fewer when BATCH_SECONDS pass first: Tantivy indexes in its own
 # thread while Python parses the next files, so rare commits keep both cores busy, and searches
-# still see progress every few seconds during a big index.
-BATCH_FILES = 2000
-BATCH_SECONDS = 5.0
+# see progress every few seconds during a big index. Not rarer: a commit waits for Tantivy to
+# index all it was given, and an urgent job's commit waits for it too (~0.3 s for 2,000 files).
+BATCH_FILES = 500
+BATCH_SECONDS = 2.0
 # Files per catalog transaction when a batch is recorded: a checkpoint between slices keeps
-# urgent work from waiting for a whole batch (2,000 files take ~0.6 s to record).
-CATALOG_SLICE_FILES = 200
-# How long the run waits for the parse pool before it looks at its checkpoint again.
+# urgent work from waiting for a whole batch (2,000 files took ~0.6 s to record in one).
+CATALOG_SLICE_FILES = 100
+# How long the run waits for the parse pool (or the scan) before it looks at its checkpoint.
 POOL_TICK_S = 0.02
 PROGRESS_INTERVAL_S = 0.5
 
@@ -225,6 +232,16 @@ class PathsResult:
     written: set[str]  # paths now current in the index (incl. those urgent work wrote meanwhile)
 
 
+def give_way(checkpoint: Checkpoint | None, project: str, writes: _Writes) -> set[str]:
+    """Let urgent work in if any waits; what it wrote replaces what `writes` staged.
+    Returns the paths it wrote."""
+    if checkpoint is None or not checkpoint.due():
+        return set()
+    urgent = checkpoint.run(project, writes.paths())
+    writes.forget(urgent)
+    return urgent
+
+
 class ProjectIndexer:
     """Writes one project's index. The scheduler runs one job at a time; a job it runs at a
     checkpoint of another (same thread) may re-enter, hence the re-entrant lock."""
@@ -277,14 +294,13 @@ class ProjectIndexer:
             for rel in dict.fromkeys(rels):
                 if cancel is not None and cancel.is_set():
                     break
-                if checkpoint is not None and checkpoint.due():
-                    urgent = checkpoint.run(p.name, writes.paths())
-                    writes.forget(urgent)
-                    written |= urgent
+                written |= give_way(checkpoint, p.name, writes)
+                if rel in written:
+                    continue  # urgent work just wrote it
                 self._update_one(rel, overlay, rel in restage, writes, stats)
                 written.add(rel)
             if writes:
-                self.flush(writes, checkpoint)
+                written |= self.flush(writes, checkpoint)
             return PathsResult(dict(stats), written)
 
     def _update_one(
@@ -334,13 +350,14 @@ class ProjectIndexer:
         ]
         self.project.lexical.replace_paths([item.row.path], docs)
 
-    def flush(self, writes: _Writes, checkpoint: Checkpoint | None) -> None:
-        """Commit Tantivy, then record the writes in the catalog slice by slice (a checkpoint
-        between slices). Empties `writes`."""
+    def flush(self, writes: _Writes, checkpoint: Checkpoint | None) -> set[str]:
+        """Commit Tantivy, then record the writes in the catalog slice by slice, with a
+        checkpoint between slices. Empties `writes`; returns the paths urgent work wrote."""
         p = self.project
+        urgent: set[str] = set()
         if p.read_only:
             writes.clear()
-            return
+            return urgent
         if writes.dropped:
             p.lexical.replace_paths(writes.dropped, [])
         p.lexical.commit()
@@ -356,8 +373,9 @@ class ProjectIndexer:
             replaced = [*part.dropped, *(i.row.path for i in part.batch)]
             if self.on_paths_replaced and replaced:
                 self.on_paths_replaced(replaced)
-            if writes and checkpoint is not None and checkpoint.due():
-                writes.forget(checkpoint.run(p.name, writes.paths()))
+            if writes:
+                urgent |= give_way(checkpoint, p.name, writes)
+        return urgent
 
 
 class _Run:
@@ -382,14 +400,14 @@ class _Run:
         )
         self.skipped: Counter[str] = Counter()
         self.writes = _Writes()
+        # Paths urgent work wrote during this run: newer than anything this run loaded.
+        self.superseded: set[str] = set()
 
     def cancelled(self) -> bool:
         return self.cancel is not None and self.cancel.is_set()
 
     def give_way(self) -> None:
-        """Let urgent work in; what it wrote replaces what this run had staged."""
-        if self.checkpoint is not None and self.checkpoint.due():
-            self.writes.forget(self.checkpoint.run(self.p.name, self.writes.paths()))
+        self.superseded |= give_way(self.checkpoint, self.p.name, self.writes)
 
     def run(self) -> IndexSummary:
         t0 = time.perf_counter()
@@ -397,8 +415,7 @@ class _Run:
         if not p.try_upgrade():
             return self._read_only(t0)
         self.emit(IndexProgress(p.name, "scanning"))
-        scan = scan_workspace(p.root, self.indexer.settings)
-        self.give_way()
+        scan = self._scan()
         self.skipped.update(scan.skipped)
         known = p.catalog.files()
         seen = {e.rel for e in scan.files}
@@ -411,7 +428,7 @@ class _Run:
         self._load_all(todo, total)
         if self.writes:
             summary.changed += len(self.writes.batch)
-            self.indexer.flush(self.writes, self.checkpoint)
+            self.superseded |= self.indexer.flush(self.writes, self.checkpoint)
         summary.deleted = len(deleted)
         counts = p.catalog.counts()
         summary.files, summary.chunks = counts["files"], counts["chunks"]
@@ -421,6 +438,27 @@ class _Run:
         p.extra["last_summary"] = summary
         self.emit(IndexProgress(p.name, "indexed", total, total, counts["chunks"]))
         return summary
+
+    def _scan(self) -> ScanResult:
+        """Walk the workspace in a helper thread (a big tree takes a few tenths of a second),
+        letting urgent work in meanwhile: nothing is staged yet, the walk only reads."""
+        found: list[ScanResult] = []
+        failed: list[BaseException] = []
+
+        def walk() -> None:
+            try:
+                found.append(scan_workspace(self.p.root, self.indexer.settings))
+            except BaseException as exc:  # re-raised in the run's own thread
+                failed.append(exc)
+
+        walker = threading.Thread(target=walk, name=f"scan-{self.p.name}", daemon=True)
+        walker.start()
+        while walker.is_alive():
+            walker.join(POOL_TICK_S)
+            self.give_way()
+        if failed:
+            raise failed[0]
+        return found[0]
 
     def _read_only(self, t0: float) -> IndexSummary:
         """Another process is the writer: serve its committed index, write nothing."""
@@ -467,7 +505,7 @@ class _Run:
                     writes.batch and now - last_flush > BATCH_SECONDS
                 ):
                     summary.changed += len(writes.batch)
-                    self.indexer.flush(writes, self.checkpoint)
+                    self.superseded |= self.indexer.flush(writes, self.checkpoint)
                     last_flush = last_report = now
                     chunks = self.p.catalog.counts()["chunks"]
                     self.emit(IndexProgress(self.p.name, "indexing", done, total, chunks))
@@ -476,6 +514,8 @@ class _Run:
                     self.emit(IndexProgress(self.p.name, "indexing", done, total, chunks))
 
     def _take(self, entry: FileEntry, old_hash: str | None, result: _Parsed | str) -> None:
+        if entry.rel in self.superseded:
+            return  # urgent work wrote it after this run read it: that write is newer
         if isinstance(result, str):
             if result == "unchanged":
                 self.summary.unchanged += 1
