@@ -18,6 +18,7 @@ from code_compass.index.summary import IndexProgress
 from code_compass.records import SearchParams
 from code_compass.search.candidates import Candidate
 from code_compass.search.searcher import SemanticFn
+from code_compass.search.semantic import semantic_candidates
 
 if TYPE_CHECKING:  # the model's imports (ONNX Runtime) load only when embeddings are on
     from code_compass.embed.cache import EmbeddingCache
@@ -52,10 +53,12 @@ class EmbeddingLinks:
         with self._lock:
             if not self._load_model():
                 return None
-            assert self._embedder is not None and self._cache is not None
-            link = ProjectEmbeddings(project, self._embedder, self._cache)
+            embedder, cache = self._embedder, self._cache
+        assert embedder is not None and cache is not None
+        link = ProjectEmbeddings(project, embedder, cache)  # opens and reconciles its store
+        with self._lock:
             self._links[project.name] = link
-            return link
+        return link
 
     def _load_model(self) -> bool:
         if self._embedder is not None:
@@ -90,7 +93,6 @@ class EmbeddingLinks:
         embedder = self._embedder
         if embedder is None:
             return None
-        from code_compass.search.semantic import semantic_candidates
 
         def semantic(project: Project, params: SearchParams, limit: int) -> list[Candidate]:
             link = self.get(project.name)
