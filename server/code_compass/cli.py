@@ -18,11 +18,11 @@ from typing import Any, NoReturn
 
 from code_compass import __version__
 from code_compass.engine import Engine
+from code_compass.engine_status import status_to_json
 from code_compass.errors import InputError
 from code_compass.index.scan import ScanSettings
 from code_compass.records import SearchHit
 from code_compass.settings import EngineSettings
-from code_compass.status import status_to_json
 from code_compass.validation import SEARCH_MODES, validate_search
 
 EXIT_BAD_INPUT = 2

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from code_compass.constants import LLM_TEMPERATURE
 from code_compass.embed.links import EmbeddingLinks
+from code_compass.engine_status import EngineStatus, collect_status
 from code_compass.index.buffers import EditorBuffers
 from code_compass.index.job_records import FullRun, WatcherBatch
 from code_compass.index.project import Project
@@ -26,7 +27,6 @@ from code_compass.index.watcher import ChangeBatch, ProjectWatcher
 from code_compass.records import JsonObject, SearchHit, SearchParams, SymbolDef
 from code_compass.search.search_service import SearchService
 from code_compass.settings import EngineSettings
-from code_compass.status import EngineStatus, collect_status
 from code_compass.storage import storage_base
 
 if TYPE_CHECKING:  # the answer stack loads with the first question
@@ -99,27 +99,35 @@ class Engine:
         `background_embed` is off too (one-shot CLI commands that exit right after)."""
         out: list[IndexSummary] = []
         for name in [project] if project else self.projects():
-            self.registry.get(name)  # unknown project: WorkspaceError
             job = FullRun(
-                project=name,
+                project=self.registry.get(name).name,  # unknown project: WorkspaceError
                 cancel=cancel or threading.Event(),
                 listeners=[progress] if progress else [],
                 wake_embeddings=embed or background_embed,
             )
-            self.scheduler.run(job)
+            summary = self.scheduler.run(job).summary
             if job.exception is not None:
                 raise job.exception
-            summary = job.summary
-            if summary is None:  # cancelled before it started
-                continue
-            if embed and self.embeddings.get(name) is not None:
-                self.embeddings.wait_embedded(name, progress, cancel)
-                summary.embedded = self.registry.get(name).catalog.counts()["embedded"]
-                if progress:
-                    n, chunks, embedded = summary.scanned, summary.chunks, summary.embedded
-                    progress(IndexProgress(name, "ready", n, n, chunks, embedded))
-            out.append(summary)
+            if summary is not None:  # None: cancelled before it started
+                if embed:
+                    self._wait_embedded(summary, progress, cancel)
+                out.append(summary)
         return out
+
+    def _wait_embedded(
+        self,
+        summary: IndexSummary,
+        progress: Callable[[IndexProgress], None] | None,
+        cancel: threading.Event | None,
+    ) -> None:
+        name = summary.project
+        if self.embeddings.get(name) is None:
+            return
+        self.embeddings.wait_embedded(name, progress, cancel)
+        summary.embedded = self.registry.get(name).catalog.counts()["embedded"]
+        if progress:
+            n, chunks, embedded = summary.scanned, summary.chunks, summary.embedded
+            progress(IndexProgress(name, "ready", n, n, chunks, embedded))
 
     def update_paths(self, project: str, rels: list[str]) -> dict[str, int]:
         """Re-index these paths now and wait (CLI, tests, benchmarks)."""

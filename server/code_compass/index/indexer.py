@@ -13,26 +13,18 @@ write stands, and goes on.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import multiprocessing
-import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from code_compass.index.catalog import FileRow
-from code_compass.index.categories import category_for
-from code_compass.index.chunk import SkipFile, parse_file
 from code_compass.index.languages import language_for
 from code_compass.index.lexical import LexicalDoc
+from code_compass.index.parse_pool import LoadArgs, LoadedFile, load_file, loader
 from code_compass.index.project import Project
 from code_compass.index.scan import (
     FileEntry,
@@ -42,8 +34,6 @@ from code_compass.index.scan import (
     scan_workspace,
 )
 from code_compass.index.summary import IndexProgress, IndexSummary
-from code_compass.index.tokens import code_terms
-from code_compass.records import Chunk, ParsedFile, SymbolDef
 
 # Files per Tantivy commit, or fewer when BATCH_SECONDS pass first: Tantivy indexes in its own
 # thread while Python parses the next files, so rare commits keep both cores busy, and searches
@@ -54,8 +44,8 @@ BATCH_SECONDS = 2.0
 # Files per catalog transaction when a batch is recorded: a checkpoint between slices keeps
 # urgent work from waiting for a whole batch (2,000 files took ~0.6 s to record in one).
 CATALOG_SLICE_FILES = 100
-# How long the run waits for the parse pool (or the scan) before it looks at its checkpoint.
-POOL_TICK_S = 0.02
+# How long the run waits for the scan before it looks at its checkpoint again.
+SCAN_TICK_S = 0.02
 PROGRESS_INTERVAL_S = 0.5
 
 ProgressFn = Callable[[IndexProgress], None]
@@ -75,126 +65,11 @@ class Checkpoint(Protocol):
         ...
 
 
-def chunk_id(path: str, chunk: Chunk) -> str:
-    key = f"{path}\0{chunk.start_line}\0{chunk.end_line}\0{chunk.content_hash}"
-    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-
-
-def file_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-@dataclass(slots=True)
-class _Parsed:
-    row: FileRow
-    chunks: list[tuple[str, Chunk, str]]
-    symbols: list[SymbolDef]
-    terms: list[str]  # per chunk: tokens.code_terms, computed by the loader (parse worker)
-
-
-def load_file(
-    entry: FileEntry, old_hash: str | None, buffered: str | None, max_bytes: int
-) -> _Parsed | str:
-    """Read, hash and parse one file; a str result is 'unchanged' or a skip reason.
-
-    Module-level and pure so a process pool can run it (see PARALLEL_MIN_FILES).
-    """
-    if buffered is not None:
-        data = buffered.encode("utf-8", "surrogatepass")
-    else:
-        try:
-            data = Path(entry.abs).read_bytes()
-        except OSError:
-            return "unreadable"
-    if len(data) > max_bytes:
-        return "too_large"
-    digest = file_hash(data)
-    if old_hash == digest:
-        return "unchanged"
-    try:
-        parsed: ParsedFile = parse_file(entry.rel, data, entry.language)
-    except SkipFile as skip:
-        return skip.reason
-    except Exception:  # a parser bug must never stop the run: count it and go on
-        return "parse_error"
-    chunks = [
-        (chunk_id(entry.rel, ch), ch, category_for(entry.rel, ch.language)) for ch in parsed.chunks
-    ]
-    row = FileRow(entry.rel, digest, entry.size, entry.mtime_ns, entry.language, len(chunks))
-    terms = [code_terms(ch.text) for ch in parsed.chunks]
-    return _Parsed(row, chunks, parsed.symbols, terms)
-
-
-_LoadArgs = tuple[FileEntry, str | None, str | None, int]
-# A loaded file, or None: "still waiting for the pool" (a moment to look at the checkpoint).
-_Loaded = tuple[_LoadArgs, _Parsed | str] | None
-
-# Big runs parse in worker processes: tree-sitter parsing is the floor of indexing time, and a
-# separate process keeps the server's own threads (requests) free of the GIL meanwhile.
-PARALLEL_MIN_FILES = 300
-# Every core, at low priority: the editor and the server's request threads preempt the workers.
-# Measured on Django with 2 cores: 2 workers 11.7 s, 1 worker 14.0 s.
-PARSE_WORKERS = max(1, os.cpu_count() or 2)
-PARSE_NICE = 10
-PARSE_CHUNKSIZE = 8
-
-
-def _lower_priority() -> None:
-    with contextlib.suppress(AttributeError, OSError):  # os.nice: POSIX only
-        os.nice(PARSE_NICE)
-
-
-def _load_star(args: _LoadArgs) -> _Parsed | str:
-    return load_file(*args)
-
-
-def _load_many(todo: Sequence[_LoadArgs]) -> list[_Parsed | str]:
-    return [load_file(*a) for a in todo]
-
-
-def _serial(todo: list[_LoadArgs]) -> Iterator[_Loaded]:
-    for args in todo:
-        yield args, _load_star(args)
-
-
-@contextmanager
-def _loader(n_files: int) -> Iterator[Callable[[list[_LoadArgs]], Iterator[_Loaded]]]:
-    """`loaded(todo)` yields load results in order (from a process pool for big runs), and None
-    whenever the next result takes longer than POOL_TICK_S."""
-    if n_files < PARALLEL_MIN_FILES or os.environ.get("CODE_COMPASS_NO_PARSE_POOL"):
-        yield _serial
-        return
-    # spawn, not fork: the server has threads, and forking a threaded process can deadlock.
-    pool = ProcessPoolExecutor(
-        PARSE_WORKERS,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_lower_priority,
-    )
-
-    def loaded(todo: list[_LoadArgs]) -> Iterator[_Loaded]:
-        parts = [todo[i : i + PARSE_CHUNKSIZE] for i in range(0, len(todo), PARSE_CHUNKSIZE)]
-        futures = [pool.submit(_load_many, part) for part in parts]
-        for part, future in zip(parts, futures, strict=True):
-            while True:
-                try:
-                    results = future.result(timeout=POOL_TICK_S)
-                except FutureTimeout:
-                    yield None
-                    continue
-                break
-            yield from zip(part, results, strict=True)
-
-    try:
-        yield loaded
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
 @dataclass(slots=True)
 class _Writes:
     """What a run has sent to Tantivy (or will delete) and not yet recorded in the catalog."""
 
-    batch: list[_Parsed] = field(default_factory=list)
+    batch: list[LoadedFile] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # paths to remove from the stores
     touched: list[tuple[str, int, int]] = field(default_factory=list)  # unchanged: new stat
 
@@ -240,6 +115,18 @@ def give_way(checkpoint: Checkpoint | None, project: str, writes: _Writes) -> se
     urgent = checkpoint.run(project, writes.paths())
     writes.forget(urgent)
     return urgent
+
+
+def _entry(root: Path, rel: str) -> FileEntry:
+    """A path as the scan would list it (an unsaved new file has no stat yet)."""
+    abs_path = root / rel
+    try:
+        st = abs_path.stat()
+        size, mtime = st.st_size, st.st_mtime_ns
+    except OSError:
+        size, mtime = 0, 0
+    lang = language_for(rel) or "text"
+    return FileEntry(rel=rel, abs=abs_path, size=size, mtime_ns=mtime, language=lang)
 
 
 class ProjectIndexer:
@@ -321,15 +208,8 @@ class ProjectIndexer:
                 writes.dropped.append(rel)
                 stats["deleted"] += 1 if old else 0
             return
-        try:
-            st = abs_path.stat()
-            size, mtime = st.st_size, st.st_mtime_ns
-        except OSError:
-            size, mtime = 0, 0
-        lang = language_for(rel) or "text"
-        entry = FileEntry(rel=rel, abs=abs_path, size=size, mtime_ns=mtime, language=lang)
         old_hash = old.hash if old and not restage else None
-        result = load_file(entry, old_hash, buffered, self.settings.max_file_bytes)
+        result = load_file(_entry(p.root, rel), old_hash, buffered, self.settings.max_file_bytes)
         if isinstance(result, str):
             stats[result] += 1
             if result != "unchanged" and (old or restage):
@@ -340,7 +220,7 @@ class ProjectIndexer:
             stats["changed"] += 1
 
     # --- writing ---
-    def stage(self, item: _Parsed) -> None:
+    def stage(self, item: LoadedFile) -> None:
         """Hand a parsed file to Tantivy now: its thread indexes while we parse the next file."""
         if self.project.read_only:
             return
@@ -454,7 +334,7 @@ class _Run:
         walker = threading.Thread(target=walk, name=f"scan-{self.p.name}", daemon=True)
         walker.start()
         while walker.is_alive():
-            walker.join(POOL_TICK_S)
+            walker.join(SCAN_TICK_S)
             self.give_way()
         if failed:
             raise failed[0]
@@ -472,8 +352,8 @@ class _Run:
         self.emit(IndexProgress(p.name, "read-only", 0, 0, counts["chunks"]))
         return summary
 
-    def _todo(self, files: list[FileEntry], known: dict[str, FileRow]) -> list[_LoadArgs]:
-        todo: list[_LoadArgs] = []
+    def _todo(self, files: list[FileEntry], known: dict[str, FileRow]) -> list[LoadArgs]:
+        todo: list[LoadArgs] = []
         max_bytes = self.indexer.settings.max_file_bytes
         for entry in files:
             old = known.get(entry.rel)
@@ -485,12 +365,12 @@ class _Run:
                 todo.append((entry, old.hash if old else None, buffered, max_bytes))
         return todo
 
-    def _load_all(self, todo: list[_LoadArgs], total: int) -> None:
+    def _load_all(self, todo: list[LoadArgs], total: int) -> None:
         summary, writes = self.summary, self.writes
         done = summary.unchanged
         last_flush = last_report = time.perf_counter()
         chunks = self.p.catalog.counts()["chunks"]
-        with _loader(len(todo)) as loaded:
+        with loader(len(todo)) as loaded:
             for item in loaded(todo):
                 if self.cancelled():
                     break
@@ -513,7 +393,7 @@ class _Run:
                     last_report = now
                     self.emit(IndexProgress(self.p.name, "indexing", done, total, chunks))
 
-    def _take(self, entry: FileEntry, old_hash: str | None, result: _Parsed | str) -> None:
+    def _take(self, entry: FileEntry, old_hash: str | None, result: LoadedFile | str) -> None:
         if entry.rel in self.superseded:
             return  # urgent work wrote it after this run read it: that write is newer
         if isinstance(result, str):

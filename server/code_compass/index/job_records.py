@@ -44,6 +44,11 @@ class IndexJob:
     # A caller waits for exactly this job: later submissions are not merged into it.
     exclusive: bool = False
 
+    def absorb(self, other: IndexJob) -> None:
+        """Take over the work of a later job of the same kind (it was submitted while this
+        one waited)."""
+        self.listeners.extend(other.listeners)
+
     def finish(self, outcome: str, error: str = "") -> None:
         self.outcome, self.error = outcome, error
         self.done.set()
@@ -60,6 +65,11 @@ class PathUpdate(IndexJob):
     paths: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)  # paths it wrote (deleted folders expanded)
     stats: dict[str, int] = field(default_factory=dict)
+
+    def absorb(self, other: IndexJob) -> None:
+        super().absorb(other)
+        if isinstance(other, PathUpdate):
+            self.paths |= other.paths
 
     def describe(self) -> str:
         if self.outcome != "done":
@@ -89,6 +99,11 @@ class FullRun(IndexJob):
     rescan: bool = False
     wake_embeddings: bool = True  # off: a one-shot CLI run that exits right after
     summary: IndexSummary | None = None
+
+    def absorb(self, other: IndexJob) -> None:
+        super().absorb(other)
+        if isinstance(other, FullRun):
+            self.rescan = self.rescan or other.rescan
 
     def describe(self) -> str:
         s = self.summary

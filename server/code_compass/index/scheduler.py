@@ -177,19 +177,18 @@ class IndexScheduler:
         """Cancel the jobs of one project (or all): waiting ones are dropped, running ones stop
         at their next checkpoint keeping what they committed."""
         with self._cond:
-            mine = [j for j in self._pending if project is None or j.project == project]
-            for job in mine:
-                self._pending.remove(job)
+            hit = [
+                j
+                for j in [*self._pending, *self._running, *self._following.values()]
+                if project is None or j.project == project
+            ]
+            waiting = [j for j in hit if j in self._pending]
+            self._pending = [j for j in self._pending if j not in waiting]
             self._refresh_urgent()
-            for job in self._running:
-                if project is None or job.project == project:
-                    job.cancel.set()
-            for name, followed in self._following.items():
-                if project is None or name == project:
-                    followed.cancel.set()
+            for job in hit:
+                job.cancel.set()
             self._cond.notify_all()
-        for job in mine:
-            job.cancel.set()
+        for job in waiting:
             job.finish("cancelled")
 
     def cancel_job(self, job: IndexJob) -> None:
@@ -271,20 +270,14 @@ class IndexScheduler:
     def _merge(self, job: J) -> J | None:
         """A waiting job of the same kind and project takes this one's work."""
         for other in self._pending:
-            if other.exclusive or other.project != job.project or type(other) is not type(job):
-                continue
-            if isinstance(other, PathUpdate) and isinstance(job, PathUpdate):
-                other.paths |= job.paths
-            elif isinstance(other, FullRun) and isinstance(job, FullRun):
-                other.rescan = other.rescan or job.rescan
-            other.listeners.extend(job.listeners)
-            return cast(J, other)  # same type as `job`, checked above
-        if isinstance(job, WatcherBatch):
-            # A full run that has not started yet will scan these paths anyway.
-            for other in self._pending:
-                if isinstance(other, FullRun) and other.project == job.project:
-                    job.finish("skipped")
-                    return job
+            if not other.exclusive and other.project == job.project and type(other) is type(job):
+                other.absorb(job)
+                return cast(J, other)  # same type as `job`, checked above
+        if isinstance(job, WatcherBatch) and any(
+            isinstance(o, FullRun) and o.project == job.project for o in self._pending
+        ):
+            job.finish("skipped")  # a full run that has not started yet will scan these paths
+            return job
         return None
 
     def _absorb_batches(self, project: str) -> None:
@@ -351,20 +344,21 @@ class IndexScheduler:
             outcome, error = "failed", f"{type(exc).__name__}: {exc}"
             job.exception = exc
         finally:
-            with self._cond:
-                self._running.remove(job)
-                if error:
-                    self._errors[job.project] = error
-                    if isinstance(job, FullRun) and job.project in self._phase:
-                        self._phase[job.project] = IndexProgress(
-                            job.project, "error", message=error
-                        )
-                elif outcome == "done":
-                    self._errors.pop(job.project, None)
-                self._cond.notify_all()
+            self._finished(job, error)
             job.finish(outcome, error)
         if not (outcome == "done" and isinstance(job, FullRun) and self._follow(job)):
             self._emit(job, "end")
+
+    def _finished(self, job: IndexJob, error: str) -> None:
+        with self._cond:
+            self._running.remove(job)
+            if error:
+                self._errors[job.project] = error
+                if isinstance(job, FullRun) and job.project in self._phase:
+                    self._phase[job.project] = IndexProgress(job.project, "error", message=error)
+            elif not job.cancel.is_set():
+                self._errors.pop(job.project, None)
+            self._cond.notify_all()
 
     def _run_full(self, job: FullRun, indexer: ProjectIndexer) -> None:
         self._end_follow(job.project)

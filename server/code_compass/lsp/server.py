@@ -34,12 +34,12 @@ from pygls.protocol import (
 )
 
 from code_compass import __version__
+from code_compass.engine_status import EngineStatus, ProjectStatus, project_to_json
 from code_compass.errors import InputError
 from code_compass.lsp.params import invalid_params
 from code_compass.lsp.progress import INDEX_STATE, IndexProgressReporter
 from code_compass.lsp.settings import SettingsStore
 from code_compass.records import JsonObject
-from code_compass.status import EngineStatus, ProjectStatus, project_to_json
 
 if TYPE_CHECKING:
     from code_compass.engine import Engine

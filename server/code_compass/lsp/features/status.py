@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from code_compass.engine_status import status_to_json
 from code_compass.lsp.params import reindex_project
-from code_compass.status import status_to_json
 
 if TYPE_CHECKING:
     from code_compass.lsp.server import CodeCompassServer
