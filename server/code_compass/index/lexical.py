@@ -111,6 +111,9 @@ class LexicalIndex:
             self._writer = self.index.writer(TANTIVY_WRITER_HEAP, TANTIVY_WRITER_THREADS)
         except ValueError as exc:  # the lock file is held by another process
             raise IndexBusyError(str(exc)) from exc
+        # A writer killed mid-commit leaves files its commit never recorded; one of them (a
+        # segment's deletes at the same opstamp) would make our next commit fail to create it.
+        self._writer.garbage_collect_files()
         self.read_only = False
 
     def try_upgrade(self) -> bool:
