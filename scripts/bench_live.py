@@ -76,11 +76,12 @@ def main() -> None:
         engine.wait_embedded(remaining)  # embedding keeps going in the background
         stop.set()
         t.join()
-        embedded = engine.status()["projects"][0]["embedded"]
+        embedded = engine.status().projects[0].embedded
 
         say(f"lexical {lexical_done:.1f}s; idle phase")
         # 2. Idle: pause embedding, same probes.
-        link = engine._embeddings[name]
+        link = engine.embeddings.get(name)
+        assert link is not None
         link.worker.stop()
         idle: dict[str, list[float]] = {"hover": [], "search": []}
         stop = threading.Event()

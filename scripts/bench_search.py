@@ -131,8 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     def semantic(p: Project, params: SearchParams, limit: int) -> list[Candidate]:
         return semantic_candidates(p, params, limit, embedder=embedder, store=searched)
 
-    engine._semantic = semantic
-    engine._fuse = fuse
+    engine.search_service.semantic = lambda: semantic
 
     import devset
 

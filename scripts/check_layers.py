@@ -27,7 +27,7 @@ PACKAGE = "code_compass"
 REPO = Path(__file__).resolve().parent.parent
 
 # Shared leaves: records, limits, errors and the JSON-lines log writer every layer may use.
-LEAVES = {"__init__", "constants", "errors", "records", "jsonl_log"}
+LEAVES = {"__init__", "constants", "errors", "records", "jsonl_log", "storage"}
 # The engine side: everything below the front doors.
 CORE = LEAVES | {
     "validation",
@@ -41,7 +41,7 @@ CORE = LEAVES | {
     "depth",
 }
 # What a front door may use: the engine facade and the shared records, settings and validation.
-FRONT = LEAVES | {"engine", "settings", "validation"}
+FRONT = LEAVES | {"engine", "engine_status", "settings", "validation"}
 
 ALLOWED: dict[str, set[str]] = {
     "__init__": set(),
@@ -57,7 +57,10 @@ ALLOWED: dict[str, set[str]] = {
     "index": LEAVES,
     # Embeddings and search read the index's records and stores; search never imports embed
     # (the engine hands it the semantic channel as a function).
-    "embed": LEAVES | {"index"},
+    # embed/links.py builds the semantic channel it hands to search (search never imports embed).
+    "embed": LEAVES | {"index", "search"},
+    # The engine's typed status, read from its services (the front doors turn it into JSON).
+    "engine_status": LEAVES | {"index", "embed"},
     "search": LEAVES | {"index", "query"},
     # The query builder is pure text logic over its own lexicon: nothing below or above it.
     "query": LEAVES,
@@ -67,7 +70,7 @@ ALLOWED: dict[str, set[str]] = {
     # Answers see the index through the EvidenceSource protocol, never the engine or search;
     # index.textio is imported for its line-splitting contract with the editor.
     "answer": LEAVES | {"validation", "depth", "index", "query"},
-    "engine": CORE,
+    "engine": CORE | {"engine_status"},
     # Front doors. lsp -> index is tolerated (see TOLERATED); cli is the program's entry point
     # and starts the other front doors.
     "lsp": FRONT | {"index"},

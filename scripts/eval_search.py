@@ -212,7 +212,7 @@ class Pool:
 
 
 def collect(engine: Engine, queries: Sequence[devset.Query]) -> list[Pool]:
-    semantic = engine._semantic
+    semantic = engine.embeddings.semantic_channel()
     assert semantic is not None, "no semantic channel: run without --no-embed"
     pools: list[Pool] = []
     for q in queries:

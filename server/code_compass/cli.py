@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from code_compass import __version__
 from code_compass.constants import DEFAULT_MAX_FILE_KB
 from code_compass.engine import Engine
+from code_compass.engine_status import status_to_json
 from code_compass.errors import InputError
 from code_compass.records import SearchHit
 from code_compass.settings import EngineSettings, parse_settings
@@ -231,7 +232,7 @@ def _with_project(params: Any, project: str | None) -> Any:
 def cmd_status(args: argparse.Namespace) -> int:
     engine, _ = _open_engine(args)
     try:
-        status = engine.status()
+        status = status_to_json(engine.status())
     finally:
         engine.close()
     if args.json:

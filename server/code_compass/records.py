@@ -6,6 +6,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+# A JSON object as the front doors send it (the answer, status): keys are the wire names.
+JsonObject = dict[str, Any]
+
 
 def text_hash(text: str) -> str:
     """Content hash used for chunks and the embedding cache (stable across renames)."""

@@ -118,7 +118,7 @@ def test_running_engine_keeps_the_cache_under_its_cap_and_drops_old_entries(
     engine = make_engine(
         write_tree(tmp_path / "ws", FUNCTIONS), settings=EngineSettings(embeddings=True)
     )
-    assert not engine.embed_error, engine.embed_error
+    assert not engine.embeddings.error, engine.embeddings.error
     engine.index(embed=True)
     assert engine.wait_embedded(timeout=60)
     counts = engine.project(engine.projects()[0]).catalog.counts()

@@ -11,6 +11,7 @@ import pytest
 from code_compass.cli import _open_engine, build_parser
 from code_compass.constants import BYTES_PER_KB, DEFAULT_MAX_FILE_BYTES
 from code_compass.engine import Engine
+from code_compass.engine_status import status_to_json
 from code_compass.index.scan import ScanSettings
 from code_compass.settings import (
     KEYS,
@@ -207,10 +208,10 @@ def test_embeddings_off_and_on_live(
     semantic = validate_search("surface of a round shape", 3, mode="semantic")
     hybrid = validate_search("surface of a round shape", 3, mode="hybrid")
     lexical = validate_search("surface of a round shape", 3, mode="lexical")
-    assert engine.search(semantic) == [] and engine.status()["embeddings"] == "off"
+    assert engine.search(semantic) == [] and engine.status().embeddings == "off"
 
     engine.settings_store.merge({"embeddings": {"enabled": True}})
-    assert engine.status()["embeddings"] == "on"
+    assert engine.status().embeddings == "on"
     assert engine.wait_embedded(60)
     counts = engine.project("ws").catalog.counts()
     assert counts["embedded"] == counts["chunks"] > 0
@@ -221,7 +222,7 @@ def test_embeddings_off_and_on_live(
     engine.settings_store.merge({"embeddings": {"enabled": False}})
     assert engine.search(semantic) == []
     assert engine.search(hybrid) == engine.search(lexical)
-    status = engine.status()
+    status = status_to_json(engine.status())
     assert status["embeddings"] == "off" and status["projects"][0]["embedTotal"] == 0
 
 

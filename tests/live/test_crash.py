@@ -118,8 +118,8 @@ def test_second_server_serves_read_only_then_takes_over(
         assert holder.stdout.readline().strip() == "ready"
         second = Engine.open(store, EngineSettings(embeddings=False))
         name = second.add_project(ws)
-        status = second.status()["projects"][0]
-        assert status["readOnly"] is True
+        status = second.status().projects[0]
+        assert status.read_only is True
         (summary,) = second.index()  # does not write, does not fail
         assert summary.files == 1
         hits = second.search(validate_search("firstserverzz", mode="lexical"))
@@ -136,7 +136,7 @@ def test_second_server_serves_read_only_then_takes_over(
         holder.wait(10)
         (ws / "b.py").write_text("def aftertakeoverzz():\n    pass\n")
         second.index()  # the writer is gone: this server takes over writing
-        assert second.status()["projects"][0]["readOnly"] is False
+        assert second.status().projects[0].read_only is False
         hits = second.search(validate_search("aftertakeoverzz", mode="lexical", project=name))
         assert [h.path for h in hits] == ["b.py"]
         second.close()

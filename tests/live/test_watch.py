@@ -155,8 +155,8 @@ def test_writer_never_waits_for_embeddings(
     name = engine.projects()[0]
     engine.schedule_index(name)
     assert engine.wait_idle(60)  # the lexical run is done: the writer is free again
-    status = engine.status()["projects"][0]
-    assert status["embedded"] < status["chunks"]  # ~500 chunks: embedding still under way
+    status = engine.status().projects[0]
+    assert status.embedded < status.chunks  # ~500 chunks: embedding still under way
     engine.set_buffer(ws / "m0.py", "def during_embedding_marker():\n    pass\n")
     assert eventually(lambda: _paths(engine, "during_embedding_marker") == ["m0.py"], 5)
-    assert engine.status()["projects"][0]["state"] == "embedding"
+    assert engine.status().projects[0].state == "embedding"

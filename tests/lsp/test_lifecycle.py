@@ -75,6 +75,28 @@ async def test_status_reindex_search_and_ask_shapes(start: Any, alpha: Path) -> 
     assert cited <= {e["path"] for e in answer["evidences"]}
 
 
+async def test_watcher_rescan_shows_progress(start: Any, alpha: Path) -> None:
+    s = await start([alpha])
+    await s.wait_indexed()
+    await asyncio.sleep(0.3)  # the watcher has registered the tree
+    before = set(s.client.progress_reports)
+    (alpha / ".gitignore").write_text("docs/\n")  # ignore rules changed: a rescan
+
+    def rescan_reports() -> list[Any]:
+        new = [t for t in s.client.progress_reports if t not in before]
+        return s.client.progress_reports[new[0]] if new else []
+
+    deadline = time.monotonic() + 15
+    while not (rescan_reports() and rescan_reports()[-1].kind == "end"):
+        assert time.monotonic() < deadline, "no progress for the rescan"
+        await asyncio.sleep(0.05)
+    reports = rescan_reports()
+    assert reports[0].kind == "begin" and reports[0].title == "Code Compass: indexing alpha"
+    assert any(r.kind == "report" for r in reports)
+    status = await s.wait_indexed()
+    assert status["projects"][0]["skipped"].get("gitignored") == 1  # docs/pricing.md
+
+
 def many_files(root: Path, n: int) -> Path:
     return write(
         root,

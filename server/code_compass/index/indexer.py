@@ -1,137 +1,137 @@
 """Incremental indexing of one project: scan → diff against the catalog → parse → commit in batches.
 
 Only files whose content hash changed are parsed; a file whose size and mtime are unchanged is not
-even read. Each batch is written to Tantivy and committed before the catalog transaction that
-records it (see catalog.py), so a kill at any moment leaves the catalog describing a state that
+even read. Each batch is written to Tantivy and committed before the catalog transactions that
+record it (see catalog.py), so a kill at any moment leaves the catalog describing a state that
 the lexical index contains, and the next run repairs the rest.
+
+A long run gives way to urgent work (an editor buffer, a save) at checkpoints: between files,
+while it waits for the parse pool, and between catalog slices of a batch. The urgent job writes
+its paths and commits; the run then forgets those paths from what it had staged, so the newer
+write stands, and goes on.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import multiprocessing
-import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from code_compass.index.catalog import FileRow
-from code_compass.index.categories import category_for
-from code_compass.index.chunk import SkipFile, parse_file
 from code_compass.index.languages import language_for
 from code_compass.index.lexical import LexicalDoc
+from code_compass.index.parse_pool import LoadArgs, LoadedFile, load_file, loader
 from code_compass.index.project import Project
-from code_compass.index.scan import FileEntry, ScanSettings, classify_path, scan_workspace
+from code_compass.index.scan import (
+    FileEntry,
+    ScanResult,
+    ScanSettings,
+    classify_path,
+    scan_workspace,
+)
 from code_compass.index.summary import IndexProgress, IndexSummary
-from code_compass.index.tokens import code_terms
-from code_compass.records import Chunk, ParsedFile, SymbolDef
 
-# Files per Tantivy commit + catalog transaction, or fewer when BATCH_SECONDS pass first: Tantivy
-# indexes in its own thread while Python parses the next files, so rare commits keep both cores
-# busy, and searches still see progress every few seconds during a big index.
-BATCH_FILES = 2000
-BATCH_SECONDS = 5.0
+# Files per Tantivy commit, or fewer when BATCH_SECONDS pass first: Tantivy indexes in its own
+# thread while Python parses the next files, so rare commits keep both cores busy, and searches
+# see progress every few seconds during a big index. Not rarer: a commit waits for Tantivy to
+# index all it was given, and an urgent job's commit waits for it too (~0.3 s for 2,000 files).
+BATCH_FILES = 500
+BATCH_SECONDS = 2.0
+# Files per catalog transaction when a batch is recorded: a checkpoint between slices keeps
+# urgent work from waiting for a whole batch (2,000 files took ~0.6 s to record in one).
+CATALOG_SLICE_FILES = 100
+# How long the run waits for the scan before it looks at its checkpoint again.
+SCAN_TICK_S = 0.02
+PROGRESS_INTERVAL_S = 0.5
 
 ProgressFn = Callable[[IndexProgress], None]
+Overlay = Callable[[str], str | None]
 
 
-def chunk_id(path: str, chunk: Chunk) -> str:
-    key = f"{path}\0{chunk.start_line}\0{chunk.end_line}\0{chunk.content_hash}"
-    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+class Checkpoint(Protocol):
+    """Where a long write lets urgent work (buffers, saves) in; supplied by the scheduler."""
 
+    def due(self) -> bool:
+        """Urgent work is waiting (cheap: asked between every two files)."""
+        ...
 
-def file_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    def run(self, project: str, staged: set[str]) -> set[str]:
+        """Run the urgent work now. `staged`: this project's paths the caller has sent to Tantivy
+        but not yet to the catalog. Returns this project's paths the urgent work wrote."""
+        ...
 
 
 @dataclass(slots=True)
-class _Parsed:
-    row: FileRow
-    chunks: list[tuple[str, Chunk, str]]
-    symbols: list[SymbolDef]
-    terms: list[str]  # per chunk: tokens.code_terms, computed by the loader (parse worker)
+class _Writes:
+    """What a run has sent to Tantivy (or will delete) and not yet recorded in the catalog."""
+
+    batch: list[LoadedFile] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # paths to remove from the stores
+    touched: list[tuple[str, int, int]] = field(default_factory=list)  # unchanged: new stat
+
+    def __bool__(self) -> bool:
+        return bool(self.batch or self.dropped or self.touched)
+
+    def paths(self) -> set[str]:
+        return {
+            *(i.row.path for i in self.batch),
+            *self.dropped,
+            *(rel for rel, _s, _m in self.touched),
+        }
+
+    def forget(self, paths: set[str]) -> None:
+        """Someone newer wrote these paths (and committed Tantivy): theirs stands."""
+        if not paths:
+            return
+        self.batch = [i for i in self.batch if i.row.path not in paths]
+        self.dropped = [p for p in self.dropped if p not in paths]
+        self.touched = [t for t in self.touched if t[0] not in paths]
+
+    def take(self, n: int) -> _Writes:
+        """Split off (and return) up to `n` paths of each kind, for one catalog transaction."""
+        part = _Writes(self.batch[:n], self.dropped[:n], self.touched[:n])
+        self.batch, self.dropped, self.touched = self.batch[n:], self.dropped[n:], self.touched[n:]
+        return part
+
+    def clear(self) -> None:
+        self.batch, self.dropped, self.touched = [], [], []
 
 
-def load_file(
-    entry: FileEntry, old_hash: str | None, buffered: str | None, max_bytes: int
-) -> _Parsed | str:
-    """Read, hash and parse one file; a str result is 'unchanged' or a skip reason.
+@dataclass(slots=True)
+class PathsResult:
+    stats: dict[str, int]  # changed, deleted, unchanged, skip reasons
+    written: set[str]  # paths now current in the index (incl. those urgent work wrote meanwhile)
 
-    Module-level and pure so a process pool can run it (see PARALLEL_MIN_FILES).
-    """
-    if buffered is not None:
-        data = buffered.encode("utf-8", "surrogatepass")
-    else:
-        try:
-            data = Path(entry.abs).read_bytes()
-        except OSError:
-            return "unreadable"
-    if len(data) > max_bytes:
-        return "too_large"
-    digest = file_hash(data)
-    if old_hash == digest:
-        return "unchanged"
+
+def give_way(checkpoint: Checkpoint | None, project: str, writes: _Writes) -> set[str]:
+    """Let urgent work in if any waits; what it wrote replaces what `writes` staged.
+    Returns the paths it wrote."""
+    if checkpoint is None or not checkpoint.due():
+        return set()
+    urgent = checkpoint.run(project, writes.paths())
+    writes.forget(urgent)
+    return urgent
+
+
+def _entry(root: Path, rel: str) -> FileEntry:
+    """A path as the scan would list it (an unsaved new file has no stat yet)."""
+    abs_path = root / rel
     try:
-        parsed: ParsedFile = parse_file(entry.rel, data, entry.language)
-    except SkipFile as skip:
-        return skip.reason
-    except Exception:  # a parser bug must never stop the run: count it and go on
-        return "parse_error"
-    chunks = [
-        (chunk_id(entry.rel, ch), ch, category_for(entry.rel, ch.language)) for ch in parsed.chunks
-    ]
-    row = FileRow(entry.rel, digest, entry.size, entry.mtime_ns, entry.language, len(chunks))
-    terms = [code_terms(ch.text) for ch in parsed.chunks]
-    return _Parsed(row, chunks, parsed.symbols, terms)
+        st = abs_path.stat()
+        size, mtime = st.st_size, st.st_mtime_ns
+    except OSError:
+        size, mtime = 0, 0
+    lang = language_for(rel) or "text"
+    return FileEntry(rel=rel, abs=abs_path, size=size, mtime_ns=mtime, language=lang)
 
 
-_LoadArgs = tuple[FileEntry, str | None, str | None, int]
-
-# Big runs parse in worker processes: tree-sitter parsing is the floor of indexing time, and a
-# separate process keeps the server's own threads (requests) free of the GIL meanwhile.
-PARALLEL_MIN_FILES = 300
-# Every core, at low priority: the editor and the server's request threads preempt the workers.
-# Measured on Django with 2 cores: 2 workers 11.7 s, 1 worker 14.0 s.
-PARSE_WORKERS = max(1, os.cpu_count() or 2)
-PARSE_NICE = 10
-PARSE_CHUNKSIZE = 8
-
-
-def _lower_priority() -> None:
-    with contextlib.suppress(AttributeError, OSError):  # os.nice: POSIX only
-        os.nice(PARSE_NICE)
-
-
-def _load_star(args: _LoadArgs) -> _Parsed | str:
-    return load_file(*args)
-
-
-@contextmanager
-def _loader(n_files: int) -> Iterator[Callable[[list[_LoadArgs]], Iterable[_Parsed | str]]]:
-    """`loaded(todo)` yields load results in order, from a process pool for big runs."""
-    if n_files < PARALLEL_MIN_FILES or os.environ.get("CODE_COMPASS_NO_PARSE_POOL"):
-        yield lambda todo: (_load_star(a) for a in todo)
-        return
-    # spawn, not fork: the server has threads, and forking a threaded process can deadlock.
-    pool = ProcessPoolExecutor(
-        PARSE_WORKERS,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_lower_priority,
-    )
-    try:
-        yield lambda todo: pool.map(_load_star, todo, chunksize=PARSE_CHUNKSIZE)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-class Indexer:
-    """Indexes one project; one instance per project, one run at a time."""
+class ProjectIndexer:
+    """Writes one project's index. The scheduler runs one job at a time; a job it runs at a
+    checkpoint of another (same thread) may re-enter, hence the re-entrant lock."""
 
     def __init__(
         self,
@@ -141,9 +141,9 @@ class Indexer:
     ) -> None:
         self.project = project
         self.settings = settings
-        # Called after each commit with the paths whose old chunks are gone (vector store cleanup).
+        # Called after each catalog write with the paths whose old chunks are gone (vectors).
         self.on_paths_replaced = on_paths_replaced
-        self._run_lock = threading.Lock()
+        self._lock = threading.RLock()
 
     # --- full (incremental) run ---
     def run(
@@ -151,149 +151,76 @@ class Indexer:
         *,
         progress: ProgressFn | None = None,
         cancel: threading.Event | None = None,
-        overlay: Callable[[str], str | None] | None = None,
+        overlay: Overlay | None = None,
+        checkpoint: Checkpoint | None = None,
     ) -> IndexSummary:
-        with self._run_lock:
-            return self._run(progress, cancel, overlay)
-
-    def _run(
-        self,
-        progress: ProgressFn | None,
-        cancel: threading.Event | None,
-        overlay: Callable[[str], str | None] | None,
-    ) -> IndexSummary:
-        t0 = time.perf_counter()
-        p = self.project
-        summary = IndexSummary(project=p.name, root=str(p.root), rebuilt=p.rebuilt)
-        emit = progress or (lambda _e: None)
-        if not p.try_upgrade():
-            # Another process is the writer: serve its committed index, write nothing.
-            p.lexical.reload()
-            counts = p.catalog.counts()
-            summary.files, summary.chunks = counts["files"], counts["chunks"]
-            summary.symbols, summary.embedded = counts["symbols"], counts["embedded"]
-            summary.read_only = True
-            summary.seconds = time.perf_counter() - t0
-            emit(IndexProgress(p.name, "read-only", 0, 0, counts["chunks"]))
-            return summary
-        emit(IndexProgress(p.name, "scanning"))
-        scan = scan_workspace(p.root, self.settings)
-        skipped: Counter[str] = Counter(scan.skipped)
-        known = p.catalog.files()
-        seen = {e.rel for e in scan.files}
-        deleted = [path for path in known if path not in seen]
-        summary.scanned = len(scan.files)
-        total = len(scan.files)
-        emit(IndexProgress(p.name, "indexing", 0, total))
-
-        batch: list[_Parsed] = []
-        touched: list[tuple[str, int, int]] = []
-        dropped: list[str] = list(deleted)  # paths to remove from the stores
-        last_flush = time.perf_counter()
-        todo: list[tuple[FileEntry, str | None, str | None, int]] = []
-        for entry in scan.files:
-            old = known.get(entry.rel)
-            buffered = overlay(entry.rel) if overlay else None
-            if (
-                buffered is None
-                and old
-                and (old.size, old.mtime_ns) == (entry.size, entry.mtime_ns)
-            ):
-                summary.unchanged += 1  # stat says unchanged: not even read
-            else:
-                todo.append(
-                    (entry, old.hash if old else None, buffered, self.settings.max_file_bytes)
-                )
-        emit(IndexProgress(p.name, "indexing", summary.unchanged, total))
-        done = summary.unchanged
-        with _loader(len(todo)) as loaded:
-            for (entry, old_hash, _buf, _max), result in zip(todo, loaded(todo), strict=True):
-                if cancel is not None and cancel.is_set():
-                    break
-                done += 1
-                if isinstance(result, str):
-                    if result == "unchanged":
-                        summary.unchanged += 1
-                        touched.append((entry.rel, entry.size, entry.mtime_ns))
-                    else:
-                        skipped[result] += 1
-                        if old_hash is not None:
-                            dropped.append(entry.rel)
-                else:
-                    self._stage(result)
-                    batch.append(result)
-                    summary.bytes_indexed += entry.size
-                if len(batch) >= BATCH_FILES or (
-                    batch and time.perf_counter() - last_flush > BATCH_SECONDS
-                ):
-                    self._flush(batch, dropped, touched)
-                    summary.changed += len(batch)
-                    batch, dropped, touched = [], [], []
-                    last_flush = time.perf_counter()
-                    chunks = p.catalog.counts()["chunks"]
-                    emit(IndexProgress(p.name, "indexing", done, total, chunks))
-        if batch or dropped or touched:
-            self._flush(batch, dropped, touched)
-            summary.changed += len(batch)
-        summary.deleted = len(deleted)
-        counts = p.catalog.counts()
-        summary.files = counts["files"]
-        summary.chunks = counts["chunks"]
-        summary.symbols = counts["symbols"]
-        summary.embedded = counts["embedded"]
-        summary.skipped = dict(sorted(skipped.items()))
-        summary.seconds = time.perf_counter() - t0
-        p.extra["last_summary"] = summary
-        emit(IndexProgress(p.name, "indexed", total, total, counts["chunks"]))
-        return summary
+        with self._lock:
+            return _Run(self, progress, cancel, overlay, checkpoint).run()
 
     # --- a few paths (watcher events, editor buffers) ---
     def update_paths(
-        self, rels: Iterable[str], overlay: Callable[[str], str | None] | None = None
-    ) -> dict[str, int]:
-        """Re-index the given paths now (created, modified or deleted); returns counts."""
-        with self._run_lock:
+        self,
+        rels: Iterable[str],
+        overlay: Overlay | None = None,
+        *,
+        cancel: threading.Event | None = None,
+        checkpoint: Checkpoint | None = None,
+        restage: frozenset[str] = frozenset(),
+    ) -> PathsResult:
+        """Re-index the given paths now (created, modified or deleted).
+
+        `restage`: paths an interrupted run staged in Tantivy but did not record; the catalog
+        can't vouch for them, so they are rewritten (or deleted) whatever it says."""
+        with self._lock:
             p = self.project
             if not p.try_upgrade():
-                return {"read_only": 1}
-            batch: list[_Parsed] = []
-            dropped: list[str] = []
+                return PathsResult({"read_only": 1}, set())
+            writes = _Writes()
             stats: Counter[str] = Counter()
+            written: set[str] = set()
             for rel in dict.fromkeys(rels):
-                old = p.catalog.file(rel)
-                buffered = overlay(rel) if overlay else None
-                abs_path = p.root / rel
-                reason = classify_path(p.root, rel, self.settings)
-                if buffered is None and (reason or not abs_path.is_file()):
-                    if old:
-                        dropped.append(rel)
-                        stats["deleted"] += 1
-                    continue
-                try:
-                    st = abs_path.stat()
-                    size, mtime = st.st_size, st.st_mtime_ns
-                except OSError:
-                    size, mtime = 0, 0
-                lang = language_for(rel) or "text"
-                entry = FileEntry(rel=rel, abs=abs_path, size=size, mtime_ns=mtime, language=lang)
-                result = self._load(entry, old, buffered)
-                if isinstance(result, str):
-                    stats[result] += 1
-                    if result != "unchanged" and old:
-                        dropped.append(rel)
-                else:
-                    self._stage(result)
-                    batch.append(result)
-                    stats["changed"] += 1
-            if batch or dropped:
-                self._flush(batch, dropped, [])
-            return dict(stats)
+                if cancel is not None and cancel.is_set():
+                    break
+                written |= give_way(checkpoint, p.name, writes)
+                if rel in written:
+                    continue  # urgent work just wrote it
+                self._update_one(rel, overlay, rel in restage, writes, stats)
+                written.add(rel)
+            if writes:
+                written |= self.flush(writes, checkpoint)
+            return PathsResult(dict(stats), written)
 
-    # --- internals ---
-    def _load(self, entry: FileEntry, old: FileRow | None, buffered: str | None) -> _Parsed | str:
-        return load_file(entry, old.hash if old else None, buffered, self.settings.max_file_bytes)
+    def _update_one(
+        self,
+        rel: str,
+        overlay: Overlay | None,
+        restage: bool,
+        writes: _Writes,
+        stats: Counter[str],
+    ) -> None:
+        p = self.project
+        old = p.catalog.file(rel)
+        buffered = overlay(rel) if overlay else None
+        abs_path = p.root / rel
+        reason = classify_path(p.root, rel, self.settings)
+        if buffered is None and (reason or not abs_path.is_file()):
+            if old or restage:
+                writes.dropped.append(rel)
+                stats["deleted"] += 1 if old else 0
+            return
+        old_hash = old.hash if old and not restage else None
+        result = load_file(_entry(p.root, rel), old_hash, buffered, self.settings.max_file_bytes)
+        if isinstance(result, str):
+            stats[result] += 1
+            if result != "unchanged" and (old or restage):
+                writes.dropped.append(rel)
+        else:
+            self.stage(result)
+            writes.batch.append(result)
+            stats["changed"] += 1
 
-    def _stage(self, item: _Parsed) -> None:
+    # --- writing ---
+    def stage(self, item: LoadedFile) -> None:
         """Hand a parsed file to Tantivy now: its thread indexes while we parse the next file."""
         if self.project.read_only:
             return
@@ -303,22 +230,181 @@ class Indexer:
         ]
         self.project.lexical.replace_paths([item.row.path], docs)
 
-    def _flush(
-        self, batch: list[_Parsed], dropped: list[str], touched: list[tuple[str, int, int]]
-    ) -> None:
+    def flush(self, writes: _Writes, checkpoint: Checkpoint | None) -> set[str]:
+        """Commit Tantivy, then record the writes in the catalog slice by slice, with a
+        checkpoint between slices. Empties `writes`; returns the paths urgent work wrote."""
         p = self.project
+        urgent: set[str] = set()
         if p.read_only:
-            return
-        replaced = [*dropped, *(i.row.path for i in batch)]
-        if dropped:
-            p.lexical.replace_paths(dropped, [])
+            writes.clear()
+            return urgent
+        if writes.dropped:
+            p.lexical.replace_paths(writes.dropped, [])
         p.lexical.commit()
-        with p.catalog.transaction() as c:
-            for path in dropped:
-                p.catalog.delete_file(c, path)
-            for item in batch:
-                p.catalog.put_file(c, item.row, item.chunks, item.symbols)
-            for rel, size, mtime in touched:
-                p.catalog.touch_file(c, rel, size, mtime)
-        if self.on_paths_replaced and replaced:
-            self.on_paths_replaced(replaced)
+        while writes:
+            part = writes.take(CATALOG_SLICE_FILES)
+            with p.catalog.transaction() as c:
+                for path in part.dropped:
+                    p.catalog.delete_file(c, path)
+                for item in part.batch:
+                    p.catalog.put_file(c, item.row, item.chunks, item.symbols)
+                for rel, size, mtime in part.touched:
+                    p.catalog.touch_file(c, rel, size, mtime)
+            replaced = [*part.dropped, *(i.row.path for i in part.batch)]
+            if self.on_paths_replaced and replaced:
+                self.on_paths_replaced(replaced)
+            if writes:
+                urgent |= give_way(checkpoint, p.name, writes)
+        return urgent
+
+
+class _Run:
+    """One full (incremental) run of a project; its state lives here, not in the indexer."""
+
+    def __init__(
+        self,
+        indexer: ProjectIndexer,
+        progress: ProgressFn | None,
+        cancel: threading.Event | None,
+        overlay: Overlay | None,
+        checkpoint: Checkpoint | None,
+    ) -> None:
+        self.indexer = indexer
+        self.p = indexer.project
+        self.emit: ProgressFn = progress or (lambda _e: None)
+        self.cancel = cancel
+        self.overlay = overlay
+        self.checkpoint = checkpoint
+        self.summary = IndexSummary(
+            project=self.p.name, root=str(self.p.root), rebuilt=self.p.rebuilt
+        )
+        self.skipped: Counter[str] = Counter()
+        self.writes = _Writes()
+        # Paths urgent work wrote during this run: newer than anything this run loaded.
+        self.superseded: set[str] = set()
+
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def give_way(self) -> None:
+        self.superseded |= give_way(self.checkpoint, self.p.name, self.writes)
+
+    def run(self) -> IndexSummary:
+        t0 = time.perf_counter()
+        p, summary = self.p, self.summary
+        if not p.try_upgrade():
+            return self._read_only(t0)
+        self.emit(IndexProgress(p.name, "scanning"))
+        scan = self._scan()
+        self.skipped.update(scan.skipped)
+        known = p.catalog.files()
+        seen = {e.rel for e in scan.files}
+        deleted = [path for path in known if path not in seen]
+        self.writes.dropped.extend(deleted)
+        summary.scanned = total = len(scan.files)
+        self.emit(IndexProgress(p.name, "indexing", 0, total))
+        todo = self._todo(scan.files, known)
+        self.emit(IndexProgress(p.name, "indexing", summary.unchanged, total))
+        self._load_all(todo, total)
+        if self.writes:
+            summary.changed += len(self.writes.batch)
+            self.superseded |= self.indexer.flush(self.writes, self.checkpoint)
+        summary.deleted = len(deleted)
+        counts = p.catalog.counts()
+        summary.files, summary.chunks = counts["files"], counts["chunks"]
+        summary.symbols, summary.embedded = counts["symbols"], counts["embedded"]
+        summary.skipped = dict(sorted(self.skipped.items()))
+        summary.seconds = time.perf_counter() - t0
+        p.extra["last_summary"] = summary
+        self.emit(IndexProgress(p.name, "indexed", total, total, counts["chunks"]))
+        return summary
+
+    def _scan(self) -> ScanResult:
+        """Walk the workspace in a helper thread (a big tree takes a few tenths of a second),
+        letting urgent work in meanwhile: nothing is staged yet, the walk only reads."""
+        found: list[ScanResult] = []
+        failed: list[BaseException] = []
+
+        def walk() -> None:
+            try:
+                found.append(scan_workspace(self.p.root, self.indexer.settings))
+            except BaseException as exc:  # re-raised in the run's own thread
+                failed.append(exc)
+
+        walker = threading.Thread(target=walk, name=f"scan-{self.p.name}", daemon=True)
+        walker.start()
+        while walker.is_alive():
+            walker.join(SCAN_TICK_S)
+            self.give_way()
+        if failed:
+            raise failed[0]
+        return found[0]
+
+    def _read_only(self, t0: float) -> IndexSummary:
+        """Another process is the writer: serve its committed index, write nothing."""
+        p, summary = self.p, self.summary
+        p.lexical.reload()
+        counts = p.catalog.counts()
+        summary.files, summary.chunks = counts["files"], counts["chunks"]
+        summary.symbols, summary.embedded = counts["symbols"], counts["embedded"]
+        summary.read_only = True
+        summary.seconds = time.perf_counter() - t0
+        self.emit(IndexProgress(p.name, "read-only", 0, 0, counts["chunks"]))
+        return summary
+
+    def _todo(self, files: list[FileEntry], known: dict[str, FileRow]) -> list[LoadArgs]:
+        todo: list[LoadArgs] = []
+        max_bytes = self.indexer.settings.max_file_bytes
+        for entry in files:
+            old = known.get(entry.rel)
+            buffered = self.overlay(entry.rel) if self.overlay else None
+            same_stat = old is not None and (old.size, old.mtime_ns) == (entry.size, entry.mtime_ns)
+            if buffered is None and same_stat:
+                self.summary.unchanged += 1  # stat says unchanged: not even read
+            else:
+                todo.append((entry, old.hash if old else None, buffered, max_bytes))
+        return todo
+
+    def _load_all(self, todo: list[LoadArgs], total: int) -> None:
+        summary, writes = self.summary, self.writes
+        done = summary.unchanged
+        last_flush = last_report = time.perf_counter()
+        chunks = self.p.catalog.counts()["chunks"]
+        with loader(len(todo)) as loaded:
+            for item in loaded(todo):
+                if self.cancelled():
+                    break
+                self.give_way()
+                if item is None:
+                    continue
+                (entry, old_hash, _buf, _max), result = item
+                done += 1
+                self._take(entry, old_hash, result)
+                now = time.perf_counter()
+                if len(writes.batch) >= BATCH_FILES or (
+                    writes.batch and now - last_flush > BATCH_SECONDS
+                ):
+                    summary.changed += len(writes.batch)
+                    self.superseded |= self.indexer.flush(writes, self.checkpoint)
+                    last_flush = last_report = now
+                    chunks = self.p.catalog.counts()["chunks"]
+                    self.emit(IndexProgress(self.p.name, "indexing", done, total, chunks))
+                elif now - last_report > PROGRESS_INTERVAL_S:
+                    last_report = now
+                    self.emit(IndexProgress(self.p.name, "indexing", done, total, chunks))
+
+    def _take(self, entry: FileEntry, old_hash: str | None, result: LoadedFile | str) -> None:
+        if entry.rel in self.superseded:
+            return  # urgent work wrote it after this run read it: that write is newer
+        if isinstance(result, str):
+            if result == "unchanged":
+                self.summary.unchanged += 1
+                self.writes.touched.append((entry.rel, entry.size, entry.mtime_ns))
+            else:
+                self.skipped[result] += 1
+                if old_hash is not None:
+                    self.writes.dropped.append(entry.rel)
+        else:
+            self.indexer.stage(result)
+            self.writes.batch.append(result)
+            self.summary.bytes_indexed += entry.size

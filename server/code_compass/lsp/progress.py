@@ -1,8 +1,10 @@
-"""Indexing progress for the client: `window/workDoneProgress` and `codeCompass/indexState`.
+"""Index progress for the client: `window/workDoneProgress` and `codeCompass/indexState`.
 
-Called from the indexing thread; everything sent to the client is marshalled onto the
-event loop (pygls' writer is not thread-safe). Reports are throttled: phase changes go
-out at once, the rest at most every INDEX_STATE_INTERVAL_S.
+The engine's scheduler calls `IndexProgressReporter` for every job, on its own thread. Full runs
+(and watcher batches big enough to notice) get a progress token; everything sent to the client is
+marshalled onto the event loop in order (pygls' writer is not thread-safe), and nothing here
+waits for the client, so the scheduler never does. Reports are throttled: phase changes go out
+at once, the rest at most every INDEX_STATE_INTERVAL_S.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from code_compass.constants import LSP_INDEX_STATE_INTERVAL_S
+from code_compass.index.job_records import FullRun, IndexEvent, IndexJob, WatcherBatch
+from code_compass.index.summary import IndexProgress
 
 if TYPE_CHECKING:
     from code_compass.lsp.server import CodeCompassServer
@@ -27,116 +31,141 @@ log = logging.getLogger(__name__)
 INDEX_STATE = "codeCompass/indexState"
 INDEX_STATE_INTERVAL_S = LSP_INDEX_STATE_INTERVAL_S
 PROGRESS_CREATE_TIMEOUT_S = 5.0
+# A watcher batch this big (a branch switch, a generator run) is shown like a full run.
+WATCH_PROGRESS_MIN_PATHS = 100
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
+def shows_progress(job: IndexJob) -> bool:
+    """Jobs a user notices; buffer updates and small saves pass silently."""
+    if isinstance(job, FullRun):
+        return True
+    return isinstance(job, WatcherBatch) and len(job.paths) >= WATCH_PROGRESS_MIN_PATHS
 
 
-class IndexRun:
-    """One indexing run of one project, as the client sees it."""
+class IndexProgressReporter:
+    """The language server's one subscription to the engine's index jobs."""
 
-    def __init__(self, ls: CodeCompassServer, project: str, cancel: threading.Event) -> None:
+    def __init__(self, ls: CodeCompassServer) -> None:
         self._ls = ls
-        self.project = project
-        self._cancel = cancel
+        self._lock = threading.Lock()
+        self._runs: dict[int, JobProgress] = {}
+
+    def __call__(self, event: IndexEvent) -> None:
+        job = event.job
+        if not shows_progress(job):
+            return
+        run: JobProgress | None
+        with self._lock:
+            if event.stage == "begin":
+                run = self._runs[job.id] = JobProgress(self._ls, job)
+            elif event.stage == "end":
+                run = self._runs.pop(job.id, None)
+            else:
+                run = self._runs.get(job.id)
+        if run is None:
+            return
+        if event.stage == "begin":
+            run.begin()
+        elif event.stage == "end":
+            run.end(job.describe())
+        elif event.progress is not None:
+            run.progress(event.progress)
+
+
+class JobProgress:
+    """One job as the client sees it: a progress token (if the client has them) + indexState."""
+
+    def __init__(self, ls: CodeCompassServer, job: IndexJob) -> None:
+        self._ls = ls
+        self.job = job
         self._token: str | None = None
+        self._order = asyncio.Lock()  # begin, reports, end reach the client in this order
         self._last_sent = 0.0
         self._last_phase: str | None = None
 
-    # -- lifecycle ---------------------------------------------------------------------
+    def title(self) -> str:
+        verb = "indexing" if isinstance(self.job, FullRun) else "updating"
+        return f"Code Compass: {verb} {self.job.project}"
+
+    # -- from the scheduler's thread ----------------------------------------------------
     def begin(self) -> None:
-        self._token = self._create_token()
-        if self._token is not None:
-            self._send_progress(
-                types.WorkDoneProgressBegin(
-                    title=f"Code Compass: indexing {self.project}",
-                    message="scanning files",
-                    percentage=0,
-                    cancellable=True,
-                )
-            )
+        if self._ls.client_supports_progress():
+            self._in_loop(self._begin())
         self._ls.send_index_state()
 
-    def progress(self, p: Any) -> None:
-        """The engine's progress callback (IndexProgress)."""
-        phase = str(_get(p, "phase", ""))
+    def progress(self, p: IndexProgress) -> None:
         now = time.monotonic()
-        phase_changed = phase != self._last_phase
-        if not phase_changed and now - self._last_sent < INDEX_STATE_INTERVAL_S:
+        if p.phase == self._last_phase and now - self._last_sent < INDEX_STATE_INTERVAL_S:
             return
-        self._last_phase = phase
-        self._last_sent = now
-        if self._token is not None:
-            message, pct = describe(p)
-            self._send_progress(types.WorkDoneProgressReport(message=message, percentage=pct))
+        self._last_phase, self._last_sent = p.phase, now
+        message, pct = describe(p)
+        self._in_loop(self._send(types.WorkDoneProgressReport(message=message, percentage=pct)))
         self._ls.send_index_state()
 
     def end(self, message: str) -> None:
-        if self._token is not None:
-            self._send_progress(types.WorkDoneProgressEnd(message=message))
+        self._in_loop(self._send(types.WorkDoneProgressEnd(message=message)))
         self._ls.send_index_state()
 
-    # -- plumbing ----------------------------------------------------------------------
-    def _create_token(self) -> str | None:
-        if not self._ls.client_supports_progress():
-            return None
-        token = f"code-compass/index/{self.project}/{uuid.uuid4().hex[:8]}"
+    # -- on the event loop --------------------------------------------------------------
+    def _in_loop(self, coro: Coroutine[Any, Any, None]) -> None:
         loop = self._ls.loop
-        if loop is None or loop.is_closed():
-            return None
-        try:
-            fut = asyncio.run_coroutine_threadsafe(
-                self._ls.work_done_progress.create_async(token), loop
-            )
-            fut.result(timeout=PROGRESS_CREATE_TIMEOUT_S)
-        except Exception as exc:  # a client that refuses progress still gets indexState
-            log.info("work done progress not available: %s", exc)
-            return None
-        # Cancelling the progress in the UI stops this run (what is committed stays).
-        cancel_future = self._ls.work_done_progress.tokens.get(token)
-        if cancel_future is not None:
-            cancel_future.add_done_callback(lambda f: self._cancel.set() if f.cancelled() else None)
-        return token
-
-    def _send_progress(self, value: Any) -> None:
-        token = self._token
-        if token is None:
+        if loop is None or loop.is_closed() or self._ls.closed:
+            coro.close()
             return
-        progress = self._ls.work_done_progress
-        send: Callable[[], None]
-        if isinstance(value, types.WorkDoneProgressBegin):
+        try:
+            asyncio.run_coroutine_threadsafe(coro, loop)
+        except RuntimeError:  # the loop is closing: nobody left to tell
+            coro.close()
 
-            def send() -> None:
-                progress.begin(token, value)
-        elif isinstance(value, types.WorkDoneProgressEnd):
+    async def _begin(self) -> None:
+        async with self._order:
+            token = f"code-compass/index/{self.job.project}/{uuid.uuid4().hex[:8]}"
+            progress = self._ls.work_done_progress
+            try:
+                await asyncio.wait_for(progress.create_async(token), PROGRESS_CREATE_TIMEOUT_S)
+            except Exception as exc:  # a client that refuses progress still gets indexState
+                log.info("work done progress not available: %s", exc)
+                return
+            self._token = token
+            # Cancelling the progress in the UI cancels this job (what is committed stays).
+            cancelled = progress.tokens.get(token)
+            if cancelled is not None:
+                cancelled.add_done_callback(lambda f: self._cancel() if f.cancelled() else None)
+            progress.begin(
+                token,
+                types.WorkDoneProgressBegin(
+                    title=self.title(), message="scanning files", percentage=0, cancellable=True
+                ),
+            )
 
-            def send() -> None:
+    async def _send(self, value: types.WorkDoneProgressReport | types.WorkDoneProgressEnd) -> None:
+        async with self._order:
+            token = self._token
+            if token is None:
+                return
+            progress = self._ls.work_done_progress
+            if isinstance(value, types.WorkDoneProgressEnd):
                 progress.end(token, value)
                 progress.tokens.pop(token, None)
-        else:
-
-            def send() -> None:
+                self._token = None
+            else:
                 progress.report(token, value)
 
-        self._ls.call_in_loop(send)
+    def _cancel(self) -> None:
+        engine = self._ls.engine
+        if engine is not None:
+            engine.scheduler.cancel_job(self.job)
 
 
-def describe(p: Any) -> tuple[str, int | None]:
+def describe(p: IndexProgress) -> tuple[str, int | None]:
     """Human progress message and percentage for an IndexProgress."""
-    phase = str(_get(p, "phase", ""))
-    done = int(_get(p, "files_done", 0) or 0)
-    total = int(_get(p, "files_total", 0) or 0)
-    if phase == "embedding":
-        emb = int(_get(p, "embedded", 0) or 0)
-        emb_total = int(_get(p, "embed_total", 0) or 0)
-        pct = int(100 * emb / emb_total) if emb_total else None
-        return f"embedding {emb}/{emb_total} chunks", pct
-    if phase == "scanning":
+    done, total = p.files_done, p.files_total
+    if p.phase == "embedding":
+        pct = int(100 * p.embedded / p.embed_total) if p.embed_total else None
+        return f"embedding {p.embedded}/{p.embed_total} chunks", pct
+    if p.phase == "scanning":
         return "scanning files", 0
-    if phase == "ready":
+    if p.phase == "ready":
         return f"{done}/{total} files", 100
     pct = int(100 * done / total) if total else None
     return f"{done}/{total} files", pct

@@ -5,7 +5,8 @@ classes (esbonio-style). Threads:
 - the asyncio event loop only parses messages and dispatches;
 - a request pool runs the blocking engine calls (search, hover, lens, ask, status);
 - one ordered "buffer lane" applies didOpen/didChange/didClose to the engine;
-- one indexing thread (`Indexer`) writes the index; nothing else waits for it.
+- the engine's index scheduler writes the index on its own thread; the server only asks it
+  for work and hears its progress (`IndexProgressReporter`); nothing else waits for it.
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ from pygls.protocol import (
 )
 
 from code_compass import __version__
+from code_compass.engine_status import EngineStatus, ProjectStatus, project_to_json
 from code_compass.errors import InputError
-from code_compass.lsp.indexer import Indexer
 from code_compass.lsp.params import invalid_params
-from code_compass.lsp.progress import INDEX_STATE, IndexRun
+from code_compass.lsp.progress import INDEX_STATE, IndexProgressReporter
+from code_compass.records import JsonObject
 
 if TYPE_CHECKING:
     from code_compass.engine import Engine
@@ -79,13 +81,15 @@ class CodeCompassServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.requests = ThreadPoolExecutor(REQUEST_WORKERS, thread_name_prefix="cc-request")
         self.buffer_lane = ThreadPoolExecutor(1, thread_name_prefix="cc-buffers")
-        self.indexer = Indexer(self._index_project, self._make_run)
         self._closed = threading.Event()
         self.exit_code = 0
-        self._state_lock = threading.Lock()
-        self._last_state_sent = 0.0
 
     # -- engine access -----------------------------------------------------------------
+    def use_engine(self, engine: Engine) -> None:
+        """Serve this engine, and show its index jobs' progress."""
+        self.engine = engine
+        engine.scheduler.subscribe(IndexProgressReporter(self))
+
     def require_engine(self) -> Engine:
         if self.engine is None:
             raise JsonRpcServerNotInitialized("the server is not initialized yet")
@@ -106,6 +110,10 @@ class CodeCompassServer(LanguageServer):
             log.exception("request failed")
             raise JsonRpcInternalError(f"{type(exc).__name__}: {exc}") from None
 
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
     def call_in_loop(self, fn: Callable[[], None]) -> None:
         """Schedule `fn` on the event loop (from any thread); dropped after shutdown."""
         loop = self.loop
@@ -123,42 +131,14 @@ class CodeCompassServer(LanguageServer):
         return bool(window and window.work_done_progress)
 
     # -- indexing ----------------------------------------------------------------------
-    def _make_run(self, project: str, cancel: threading.Event) -> IndexRun:
-        return IndexRun(self, project, cancel)
-
-    def _index_project(
-        self, project: str, progress: Callable[[Any], None], cancel: threading.Event
-    ) -> Any:
-        engine = self.require_engine()
-        if project not in engine.projects():
-            return None  # removed while queued
-        # Wait for (and report) embeddings only when no other folder is queued: a second
-        # folder's lexical index must not wait for the first one's vectors, which keep
-        # coming in the background either way.
-        return engine.index(
-            project,
-            embed=engine.settings.embeddings and not self.indexer.queued(),
-            progress=progress,
-            cancel=cancel,
-        )
-
-    def index_state(self) -> dict[str, Any]:
+    def index_state(self, status: EngineStatus | None = None) -> JsonObject:
+        """`codeCompass/indexState`: one entry per project, with its index jobs' state."""
         engine = self.engine
-        if engine is None:
-            return {"projects": []}
-        status = engine.status()
-        running = self.indexer.running
-        queued = set(self.indexer.queued())
-        projects = []
-        for entry in status.get("projects", []):
-            entry = dict(entry)
-            name = entry.get("name")
-            entry["indexing"] = name == running
-            entry["queued"] = name in queued
-            if name in self.indexer.last_error:
-                entry["lastError"] = self.indexer.last_error[name]
-            projects.append(entry)
-        return {"projects": projects}
+        if status is None:
+            if engine is None:
+                return {"projects": []}
+            status = engine.status()
+        return {"projects": [index_state_entry(p) for p in status.projects]}
 
     def send_index_state(self) -> None:
         """Send codeCompass/indexState now (call from a worker thread, not the loop)."""
@@ -177,7 +157,8 @@ class CodeCompassServer(LanguageServer):
         if self._closed.is_set():
             return
         self._closed.set()
-        if not self.indexer.stop(SHUTDOWN_JOIN_S):
+        engine = self.engine
+        if engine is not None and not engine.scheduler.stop(SHUTDOWN_JOIN_S):
             log.warning("indexing thread did not stop within %ss", SHUTDOWN_JOIN_S)
         self.buffer_lane.shutdown(wait=True, cancel_futures=True)
         self.requests.shutdown(wait=True, cancel_futures=True)
@@ -187,6 +168,15 @@ class CodeCompassServer(LanguageServer):
                 engine.close()
             except Exception:
                 log.exception("engine close failed")
+
+
+def index_state_entry(p: ProjectStatus) -> JsonObject:
+    entry = project_to_json(p)
+    entry["indexing"] = p.indexing
+    entry["queued"] = p.queued
+    if p.last_error:
+        entry["lastError"] = p.last_error
+    return entry
 
 
 def _handler(method: Callable[[Any], Any]) -> Callable[[Any], Any]:

@@ -27,6 +27,7 @@ from code_compass.constants import (
     MCP_OPEN_FILE_MAX_LINES,
 )
 from code_compass.engine import Engine
+from code_compass.engine_status import status_to_json
 from code_compass.errors import InputError
 from code_compass.index.textio import split_lines
 from code_compass.mcp.tools import TOOLS_BY_NAME, ToolSpec
@@ -265,7 +266,7 @@ class CodeTools:
 
     def _index_state(self, project: str | None) -> dict[str, Any]:
         """partialIndex and a note while files are still being indexed or embedded."""
-        status = self._engine.status()
+        status = status_to_json(self._engine.status())
         scope = [p for p in status["projects"] if project is None or p["name"] == project]
         indexing = [p for p in scope if p["state"] in ("indexing", "error")]
         embedding = [p for p in scope if p["state"] == "embedding"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from code_compass.engine_status import status_to_json
 from code_compass.lsp.params import reindex_project
 from code_compass.settings import RESOURCE_KEYS, client_values
 
@@ -21,12 +22,13 @@ class StatusFeature:
 
         def run() -> dict[str, Any]:
             engine = ls.require_engine()
-            status = dict(engine.status())
-            status["projects"] = ls.index_state()["projects"]
+            record = engine.status()
+            status = status_to_json(record)
+            status["projects"] = ls.index_state(record)["projects"]
             for entry in status["projects"]:  # what this folder indexes (its own overrides)
                 values = client_values(engine.settings, Path(entry["root"]))
                 entry["settings"] = {k: values[k] for k in RESOURCE_KEYS}
-            status["indexing"] = ls.indexer.busy
+            status["indexing"] = engine.scheduler.busy
             status["settings"] = client_values(engine.settings)  # window-wide
             return status
 
@@ -39,7 +41,8 @@ class StatusFeature:
             engine = ls.require_engine()
             project = reindex_project(params, engine.projects())
             targets = [project] if project else sorted(engine.projects())
-            ls.indexer.request(targets)
+            for name in targets:
+                engine.schedule_index(name)
             return {"started": bool(targets), "projects": targets}
 
         return await ls.run_blocking(run)

@@ -62,7 +62,7 @@ class WorkspaceFeature:
 
             engine = Engine.open(storage, settings)
             engine.settings_store.subscribe(self._settings_changed)
-            ls.engine = engine
+            ls.use_engine(engine)
             for uri, name in folders:
                 self._add_folder(uri, name)
 
@@ -72,7 +72,7 @@ class WorkspaceFeature:
         ls = self.ls
         if not self._settings_from_init:
             await self._pull_configuration()
-        await ls.run_blocking(lambda: ls.indexer.request(sorted(ls.folders.values())))
+        await ls.run_blocking(lambda: ls.require_engine().schedule_index())
 
     # -- folders -----------------------------------------------------------------------
     def _add_folder(self, uri: str, name: str | None) -> str | None:
@@ -97,8 +97,7 @@ class WorkspaceFeature:
         project = self.ls.folders.pop(uri, None)
         if project is None:
             return None
-        self.ls.indexer.forget(project)  # cancels its run first: no half-dropped project
-        self.ls.require_engine().remove_project(project)
+        self.ls.require_engine().remove_project(project)  # cancels its index jobs first
         self.ls.roots.pop(project, None)
         return project
 
@@ -113,8 +112,8 @@ class WorkspaceFeature:
             for uri in removed:
                 self._remove_folder(uri)
             new = [p for uri, name in added if (p := self._add_folder(uri, name))]
-            if new:
-                ls.indexer.request(new)
+            for project in new:
+                ls.require_engine().schedule_index(project)
             ls.send_index_state()
 
         await ls.run_blocking(apply)
@@ -174,12 +173,13 @@ class WorkspaceFeature:
         if "embeddings" in change.fields:
             message += "; embeddings " + ("on" if change.new.embeddings else "off")
         self._notify(types.MessageType.Info, message)
-        if change.new.embeddings and "embeddings" in change.fields and engine.embed_error:
+        if change.new.embeddings and "embeddings" in change.fields and engine.embeddings.error:
             self.ls.notify_threadsafe(
                 types.WINDOW_SHOW_MESSAGE,
                 types.ShowMessageParams(
                     type=types.MessageType.Warning,
-                    message=f"Code Compass: embeddings could not start ({engine.embed_error}); "
+                    message="Code Compass: embeddings could not start "
+                    f"({engine.embeddings.error}); "
                     "search stays lexical.",
                 ),
             )
