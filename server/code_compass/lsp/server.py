@@ -50,13 +50,17 @@ REQUEST_WORKERS = 4  # hover, lens, search and ask in parallel; engine calls rel
 SHUTDOWN_JOIN_S = 10.0
 
 
+# pygls leaves it unannotated; this is its documented return type.
+_default_converter: Callable[[], cattrs.Converter] = default_converter
+
+
 def converter_factory() -> cattrs.Converter:
     """pygls' converter, but custom methods get their params as plain JSON (dicts).
 
     The default turns unknown params into namedtuples, which hides missing keys and
     mangles names; params.py validates the raw JSON instead.
     """
-    conv = default_converter()
+    conv = _default_converter()
 
     def keep_json(obj: dict[str, Any], cls: type) -> Any:
         return cls(**obj)
