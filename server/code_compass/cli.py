@@ -262,12 +262,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_stdio()
             return 0
         if args.command == "mcp":
-            from code_compass.mcp.server import run_stdio as run_mcp
+            from code_compass.mcp.mcp_server import run_stdio as run_mcp
 
             run_mcp(args.workspace or [], args.storage, _settings(args))
             return 0
         if args.command == "depth":
-            from code_compass.depth.cli import run_depth
+            from code_compass.depth.depth_command import run_depth
 
             result = run_depth(args.question, args.history)
             _print_json(result) if args.json else print(json.dumps(result, indent=2))

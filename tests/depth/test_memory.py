@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.depth.cli import run_depth
 from code_compass.depth.conversation import ConversationStore, extract_claims
+from code_compass.depth.depth_command import run_depth
 from code_compass.depth.depth_log import DecisionRecord, DepthDecisionLog
 from code_compass.depth.evaluation import evaluate, load_dataset
 from code_compass.errors import InputError

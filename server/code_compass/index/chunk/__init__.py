@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from code_compass.index.chunk.errors import SkipFile
+from code_compass.index.chunk.chunk_errors import SkipFile
 from code_compass.index.chunk.parse import parse_file
 
 __all__ = ["SkipFile", "parse_file"]

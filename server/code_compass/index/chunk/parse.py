@@ -11,7 +11,7 @@ from code_compass.constants import (
     MINIFIED_MEAN_LINE_CHARS,
     MINIFIED_MIN_CHARS,
 )
-from code_compass.index.chunk.errors import SkipFile
+from code_compass.index.chunk.chunk_errors import SkipFile
 from code_compass.index.chunk.lines import make_chunk, non_blank_windows
 from code_compass.index.languages import CODE_LANGUAGES, DOC_LANGUAGES, PARAGRAPH_LANGUAGES
 from code_compass.index.textio import decode_text, split_lines

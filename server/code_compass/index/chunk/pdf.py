@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 
-from code_compass.index.chunk.errors import SkipFile
+from code_compass.index.chunk.chunk_errors import SkipFile
 from code_compass.records import Chunk, ParsedFile
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # malformed PDFs are common; we skip them
