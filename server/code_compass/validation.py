@@ -83,6 +83,10 @@ def validate_min_score(min_score: Any, default: float | None) -> float | None:
         raise InputError("minScore", "must be a number between 0 and 1")
     if not math.isfinite(min_score):
         raise InputError("minScore", "must be a finite number (not NaN or infinity)")
+    if not 0.0 <= min_score <= 1.0:
+        # Scores are probabilities in [0, 1]: a threshold outside can only hide every hit
+        # or none, silently.
+        raise InputError("minScore", f"is {min_score:g}; it must be between 0 and 1 (default 0.6)")
     return float(min_score)
 
 

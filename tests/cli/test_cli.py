@@ -98,6 +98,8 @@ def test_top_k_is_clamped(ws: Path, tmp_path: Path) -> None:
         (["search", "q", "--language", "l" * 33], "32"),
         (["search", "q", "--min-score", "nan"], "finite"),
         (["search", "q", "--min-score", "inf"], "finite"),
+        (["search", "q", "--min-score", "2"], "between 0 and 1"),
+        (["search", "q", "--min-score", "-0.1"], "between 0 and 1"),
         (["search", "q", "--top-k", "abc"], "top-k"),
     ],
 )
