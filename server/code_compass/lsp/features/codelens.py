@@ -89,7 +89,9 @@ class CodeLensFeature:
         found = [loc for loc in locations or [] if _is_location(loc)]
         caps = self.ls.protocol.client_capabilities
         window = getattr(caps, "window", None) if caps else None
-        if found and window is not None and window.show_document is not None:
+        show = window.show_document if window is not None else None
+        # neovim 0.7 declares the capability with support=false, and errors on the request.
+        if found and show is not None and show.support:
             first = found[0]
             start = types.Position(**first["range"]["start"])
             end = types.Position(**first["range"]["end"])
