@@ -6,7 +6,7 @@ index. While that index runs, and again once it is idle, it sends hover, code-le
 resolve) and search requests one at a time and times each round trip. The baseline row is
 `codeCompass/status` (a request that does almost nothing): the transport's own cost.
 
-Targets (issue 4): hover p95 <= 30 ms idle; every request p95 <= 100 ms during indexing.
+Targets: hover p95 <= 30 ms idle; every request p95 <= 100 ms during indexing.
 
     .venv/bin/python scripts/bench_lsp.py [--embed] [--samples 150]
 """
