@@ -52,7 +52,7 @@ def test_the_checker_catches_missing_symbols_members_and_tests(tmp_path: Path) -
     assert "bad: where in code `answer.verify::A`: answer.verify defines no A" in out  # imported
     assert "answer.verify::V has no member z" in out
     assert "no module answer.gone" in out
-    assert "bad: where in code `C`: no module answer.gone" in out  # a bare name keeps the last module
+    assert "bad: where in code `C`: no module answer.gone" in out  # bare: last module
     assert "tests/test_v.py has no test_gone" in out
     assert "no file tests/nothing.py" in out
     assert "12 reference(s) checked, 6 problem(s)" in out
