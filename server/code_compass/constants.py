@@ -1,32 +1,32 @@
-"""Every limit, threshold and default in one place, with the seed it comes from.
+"""Limits, thresholds and defaults shared across modules, and every number a rule fixes.
 
-Seeds live in ../shared/seeds (000 ask, 001 composer, 002 confidence, 003 ingestion, 004 depth).
+A number that comes from a rule names it: docs/rules.md maps each rule to its origin.
 """
 
 from __future__ import annotations
 
-# --- Input validation (seed 000, table "Validação rigorosa de input") ---
+# --- Input validation (docs/rules.md: query-limits, top-k-clamp, path-prefix-safe) ---
 MAX_QUERY_CHARS = 500
-DEFAULT_TOP_K = 5  # seed 000 DEFAULT_TOP_K
+DEFAULT_TOP_K = 5  # (docs/rules.md: top-k-clamp)
 MIN_TOP_K = 1
-MAX_TOP_K = 20  # seed 000 MAX_TOP_K
+MAX_TOP_K = 20  # (docs/rules.md: top-k-clamp)
 MAX_PATH_PREFIX_CHARS = 200
 MAX_LANGUAGE_CHARS = 32
-DEFAULT_MIN_SCORE = 0.6  # seed 000 minScore default
+DEFAULT_MIN_SCORE = 0.6  # (docs/rules.md: min-score-gate)
 
-# --- Scope limits (seed 000, "Limites de contexto por escopo") ---
-MAX_PER_PROJECT_ALL_SCOPE = 3  # seed 000 MAX_PER_REPO_ON_ALL_SCOPE (search over all projects)
-MAX_CONTEXTS_PER_PROJECT_WIDE = 2  # seed 000 MAX_CONTEXTS_PER_REPO_WIDE_SCOPE (ask over several)
+# --- Scope limits (docs/rules.md: per-project-cap, ask-per-project-cap) ---
+MAX_PER_PROJECT_ALL_SCOPE = 3  # search over all projects (docs/rules.md: per-project-cap)
+MAX_CONTEXTS_PER_PROJECT_WIDE = 2  # ask over several (docs/rules.md: ask-per-project-cap)
 
-# --- Scanning (issue 2) ---
+# --- Scanning ---
 BYTES_PER_KB = 1000  # `maxFileSizeKb` / `--max-file-kb` count SI kilobytes (settings.kb_to_bytes)
 DEFAULT_MAX_FILE_KB = 1000  # larger files are skipped as "too_large"
 DEFAULT_MAX_FILE_BYTES = DEFAULT_MAX_FILE_KB * BYTES_PER_KB
 BINARY_SNIFF_BYTES = 8192
 
 # --- Chunking ---
-DOC_CHUNK_CHARS = 1000  # seed 003 chunk_size
-DOC_CHUNK_OVERLAP = 200  # seed 003 chunk_overlap
+DOC_CHUNK_CHARS = 1000  # (docs/rules.md: chunk-size-overlap)
+DOC_CHUNK_OVERLAP = 200  # (docs/rules.md: chunk-size-overlap)
 CODE_WINDOW_LINES = 40  # non-symbol code and plain text files
 CODE_WINDOW_OVERLAP = 5
 MAX_SYMBOL_CHUNK_LINES = 80  # longer symbol bodies are split with overlap
@@ -37,30 +37,30 @@ INDEX_FORMAT_VERSION = 4  # bump => clean rebuild on open (4: values are symbols
 TANTIVY_WRITER_HEAP = 64_000_000
 TANTIVY_WRITER_THREADS = 1  # leave a core to the editor
 
-# --- Embeddings (issue 3; ../shared/notes/offline-dependencies.md) ---
+# --- Embeddings (the int8 ONNX all-MiniLM-L6-v2 built by scripts/setup; docs/search.md) ---
 EMBED_MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained at 256
 EMBED_DIMS = 384
 EMBED_TEXT_FORMAT = 2  # what the model reads for a piece (embed/split.py); bump => re-embed
 
-# --- Answers (seed 001) ---
-LLM_MAX_TOKENS = 1000  # seed 001 "Max Tokens: 1000"
+# --- Answers (docs/answers.md) ---
+LLM_MAX_TOKENS = 1000  # (docs/rules.md: llm-limits)
 LLM_MAX_TOKENS_MIN = 64  # the `llm.maxTokens` setting's bounds (a shorter answer cannot cite)
 LLM_MAX_TOKENS_MAX = 8192
-LLM_TEMPERATURE = 0.3  # seed 001 "Temperature: 0.3"
+LLM_TEMPERATURE = 0.3  # (docs/rules.md: llm-limits); not sent by default, see answer/llm.py
 # The anthropic SDK (2.10) lists claude-sonnet-4-5 as retired on 2026-11-30; 5-5 replaces it.
 DEFAULT_MODEL = "claude-sonnet-5-5"
-COVERAGE_HIGH_MIN_DOCS = 3  # seed 001: high = 3+ docs, mean >= 0.7
+COVERAGE_HIGH_MIN_DOCS = 3  # high = 3+ docs, mean >= 0.7 (docs/rules.md: coverage-levels)
 COVERAGE_HIGH_MEAN = 0.7
-COVERAGE_MEDIUM_MIN_DOCS = 2  # seed 001: medium = 2+ docs, mean >= 0.5
+COVERAGE_MEDIUM_MIN_DOCS = 2  # medium = 2+ docs, mean >= 0.5
 COVERAGE_MEDIUM_MEAN = 0.5
-SUGGESTION_COUNT = 3  # seed 001: 3 suggestions when coverage is low/none
+SUGGESTION_COUNT = 3  # (docs/rules.md: low-coverage-suggestions)
 # The query builder's model call (answer/query_rewrite.py): a line of terms, quickly, or the
 # offline rendering is used instead.
 QUERY_REWRITE_MAX_TOKENS = 120
 QUERY_REWRITE_TIMEOUT_S = 5.0
 QUERY_REWRITE_MAX_CHARS = 400
 
-# --- Confidence (seed 002) ---
+# --- Confidence (docs/rules.md: confidence-components, confidence-bands) ---
 CONF_PIPELINE_MAX = 40
 CONF_AMBIGUITY_MAX = 30
 CONF_RULES_MAX = 20
@@ -70,38 +70,36 @@ CONF_WARN_MIN = 70  # 70–89 answer with a caveat (still OK)
 CONF_PARTIAL_MIN = 50  # 50–69 PARTIAL
 CONF_AMBIGUOUS_MIN = 30  # 30–49 AMBIGUOUS; < 30 FAIL
 
-# --- Depth controller (seed 004) ---
-DEPTH_CLASSIFY_BUDGET_MS = 100  # REQ-CDC-005
+# --- Depth controller ---
+DEPTH_CLASSIFY_BUDGET_MS = 100  # (docs/rules.md: classify-fast)
 
-# --- Ask pipeline (issue 6; answer/) ---
+# --- Ask pipeline (answer/) ---
 LLM_TIMEOUT_S = 60.0  # per request; the SDK default (10 min) is far too long for an editor
-LLM_MAX_RETRIES = 3  # retries on 429 / 5xx / connection errors (seed 000 "time-outs, retries")
+LLM_MAX_RETRIES = 3  # retries on 429 / 5xx / connection errors
 LLM_BACKOFF_BASE_S = 0.5  # back-off: base * 2**attempt, capped
 LLM_BACKOFF_MAX_S = 8.0
 EVIDENCE_MAX_CHARS = 4000  # per evidence block sent to the model (chunks are <= 80 lines)
 EVIDENCE_RELOCATE_MIN_MATCH = 0.8  # share of snippet lines that must match at the new place
 EVIDENCE_EDITED_MIN_RATIO = 0.5  # same place, text changed this little -> kept as "edited"
-COVERAGE_LOW_MEAN_NOTE = 0.5  # 2+ docs with mean < 0.5 count as "low" (seed 001 leaves it open)
-AMBIGUITY_NEAR_EQUAL = 0.02  # top hits closer than this are "near-equal" (seed 002 ambiguity)
+COVERAGE_LOW_MEAN_NOTE = 0.5  # 2+ docs with mean < 0.5 count as "low" (coverage-levels)
+AMBIGUITY_NEAR_EQUAL = 0.02  # top hits closer than this are "near-equal" (ambiguity)
 AMBIGUITY_CLEAR_MARGIN = 0.05  # a named symbol's best definition wins by this much -> resolved
 CLAIM_MIN_WORDS = 4  # shorter sentences are not treated as factual claims needing [E#]
-HISTORY_MAX_TURNS = 3  # seed 001 "incluir últimas 2-3 mensagens"
+HISTORY_MAX_TURNS = 3  # (docs/rules.md: history-window)
 NEARBY_TERMS_LIMIT = 8
 
-# --- Depth controller: classification (seed 004 "Sinais de Profundidade", issue 7) ---
-# Seed precedence (its detect_depth_level cascade): D3 > D4 > D2 > D1 > D0.
+# --- Depth controller: classification (docs/rules.md: depth-signals, depth-precedence) ---
+# The cascade: D3 > D4 > D2 > D1 > D0.
 DEPTH_PRECEDENCE = ("D3", "D4", "D2", "D1", "D0")
 DEPTH_DIRECT_SCORE = 0.5  # every question is at least a direct question (D0)
 DEPTH_MIN_SIGNAL = 0.35  # a level needs this much evidence to be chosen at all
-DEPTH_TIE_MARGIN = (
-    0.15  # levels within this of the best score tie; ties go up (seed "errar para cima")
-)
+DEPTH_TIE_MARGIN = 0.15  # levels within this of the best score tie; ties go up (err-upward)
 DEPTH_RECENT_TURNS_FOR_TOPIC = 2  # topic continuity is judged against D0's window (last 2 messages)
 DEPTH_EMBED_CONTINUITY_COS = 0.5  # optional embedder: cosine at/above = same topic (uncalibrated)
 
-# --- Depth controller: retrieval plans (seed 004 "Retrieval Plan por Nível") ---
-DEPTH_TOKEN_BUDGET = {"D0": 500, "D1": 1500, "D2": 3000, "D3": 4000, "D4": 2500}  # seed max_tokens
-# Messages kept in the working set; None = full session (seed D3), 0 = reset (D4).
+# --- Depth controller: retrieval plans (docs/rules.md: retrieval-plan, token-budgets) ---
+DEPTH_TOKEN_BUDGET = {"D0": 500, "D1": 1500, "D2": 3000, "D3": 4000, "D4": 2500}  # per level
+# Messages kept in the working set; None = full session (D3), 0 = reset (D4).
 DEPTH_RECENT_MESSAGES: dict[str, int | None] = {"D0": 2, "D1": 5, "D2": 3, "D3": None, "D4": 0}
 DEPTH_TOP_K = {"D0": 3, "D1": 5, "D2": 8, "D3": 8, "D4": 6}  # evidence hits asked of the index
 DEPTH_TOKEN_SAFETY = 0.10  # our tokenizer only approximates the LLM's: keep 10 % headroom
@@ -113,15 +111,15 @@ DEPTH_EPISODIC_ITEM_CHARS = 200  # per question and per answer sentence in the s
 DEPTH_MAX_CLAIMS = 3  # D3: earlier claims brought back, most related to the correction first
 DEPTH_CLAIM_SEARCH_K = 3  # D3: hits for each claim's text and for the correction
 
-# --- Conversation memory and decision log (seed 004 REQ-CDC-002, REQ-CDC-019) ---
+# --- Conversation memory and decision log (docs/rules.md: conversation-memory, decision-log) ---
 CONV_MAX_CONVERSATIONS = 200  # LRU beyond this
 CONV_MAX_TURNS = 40  # per conversation (user + assistant turns); oldest dropped
 CONV_MAX_MESSAGE_CHARS = 20_000  # longer messages are cut
 DECISION_LOG_MAX_BYTES = 5_000_000  # rotate the JSON-lines log at this size
 DECISION_LOG_BACKUPS = 3  # decisions.jsonl.1 .. .3 kept
 
-# --- Language server (issue 4; server/code_compass/lsp) ---
-HOVER_EVIDENCE_PER_KIND = 3  # issue 4: <= 3 doc passages and <= 3 code mentions per hover
+# --- Language server (server/code_compass/lsp) ---
+HOVER_EVIDENCE_PER_KIND = 3  # <= 3 doc passages and <= 3 code mentions per hover
 HOVER_MENTIONS_LIMIT = 12  # candidates fetched per category before stale/definition filtering
 HOVER_MAX_DEFINITIONS = 3  # more are summarised as "and N more"
 HOVER_SNIPPET_CHARS = 120
@@ -138,7 +136,7 @@ MCP_MAX_SYMBOL_NAME_CHARS = 200  # find_symbol's name, possibly qualified (Class
 MCP_FIND_SYMBOL_LIMIT = 50  # definitions returned; the result counts the rest
 MCP_ROOTS_WAIT_S = 10.0  # a tool call waits this long for the client's roots before using cwd
 
-# --- Embedding engine (issue 3 items 1–3; server/code_compass/embed/) ---
+# --- Embedding engine (server/code_compass/embed/) ---
 EMBED_MODEL_FILE = "minilm-l6-int8.onnx"  # under models/build (git-ignored, built by scripts/setup)
 EMBED_TOKENIZER_FILE = "tokenizer.json"
 EMBED_BUILD_INFO_FILE = "model.json"  # written beside the model by the build
@@ -155,7 +153,7 @@ EMBED_WORKER_BATCH = 8  # chunks per round: small, so a save never waits long be
 EMBED_WORKER_FLUSH_S = 15.0  # the worker saves the vector store at most this often while busy
 VECTOR_COMPACT_DEAD_SHARE = 0.25  # rewrite the matrix without deleted rows past this share
 
-# --- Scan and chunk details (issue 2; index/textio.py, index/chunk/) ---
+# --- Scan and chunk details (index/textio.py, index/chunk/) ---
 TEXT_MAX_CONTROL_RATIO = 0.10  # more control chars than this in the sniffed prefix = binary
 GENERATED_HEAD_LINES = 5  # "@generated" / "Code generated ... DO NOT EDIT" looked for here
 MINIFIED_MIN_CHARS = 4096  # code files at least this long ...
@@ -164,12 +162,12 @@ SIGNATURE_MAX_CHARS = 300  # Chunk.signature / SymbolDef.signature, whitespace c
 SYMBOL_DOC_MAX_CHARS = 1000  # Chunk.doc (docstring or leading comment)
 CODE_MAX_NESTING = 8  # containers in containers visited for member definitions
 
-# --- Hybrid search: fusion, diversity and the calibrated score (issue 3 items 4–5; search/) ---
+# --- Hybrid search: fusion, diversity and the calibrated score (search/) ---
 # Index size (chunks) the calibration's BM25 signals correspond to: the dev corpora have
 # 1,100-3,600 chunks (eval/search/corpora.json); other sizes are rescaled (search/searcher.py).
 BM25_REFERENCE_DOCS = 2500
 SEARCH_CANDIDATE_POOL = 30  # per channel, into fusion; 50 ranked and calibrated the same on dev
-SEARCH_MAX_HITS_PER_FILE = 3  # one file cannot fill the list (issue 3 item 4); 2 cost 2-4 % MRR
+SEARCH_MAX_HITS_PER_FILE = 3  # one file cannot fill the list; 2 cost 2-4 % MRR
 SEARCH_DEDUP_OVERLAP = 0.5  # same file, ranges sharing >= this share of the shorter one: keep one
 SEARCH_RANK_K = 10.0  # rank signals are K / (K + rank): 1 for the first, 0.5 at rank 10
 # Name channel (search/names.py): a query naming a defined symbol gets its definitions.

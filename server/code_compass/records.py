@@ -75,7 +75,7 @@ class ParsedFile:
 
 @dataclass(slots=True)
 class SearchHit:
-    """A search hit; `to_json` uses the contract's field names (DESIGN.md)."""
+    """A search hit; `to_json` uses the wire field names (docs/rules.md: hit-shape)."""
 
     path: str
     start_line: int
@@ -134,7 +134,7 @@ class RetrievalQuery:
 
 @dataclass(frozen=True, slots=True)
 class SearchParams:
-    """Validated search/ask parameters (seed 000)."""
+    """Validated search/ask parameters (docs/rules.md: query-limits, top-k-clamp)."""
 
     query: str
     top_k: int

@@ -1,4 +1,4 @@
-"""Input validation shared by every front door (seed 000, layer 1)."""
+"""Input validation shared by every front door (docs/rules.md: query-limits … min-score-finite)."""
 
 from __future__ import annotations
 

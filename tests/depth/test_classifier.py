@@ -130,4 +130,4 @@ def test_optional_embedder_can_rescue_continuity() -> None:
 def test_classification_is_fast() -> None:
     classify("warm up", TIMEOUT_HISTORY)
     d = classify("Why does it take a lock there?", TIMEOUT_HISTORY * 20)
-    assert d.latency_ms < 100  # REQ-CDC-005
+    assert d.latency_ms < 100  # (docs/rules.md: classify-fast)

@@ -1,4 +1,4 @@
-"""kill -9 at random moments of indexing, and two servers on one workspace (issue 5)."""
+"""kill -9 at random moments of indexing, and two servers on one workspace."""
 
 from __future__ import annotations
 

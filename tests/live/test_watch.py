@@ -1,4 +1,4 @@
-"""The live index through the real file system and the real watcher (issue 5)."""
+"""The live index through the real file system and the real watcher."""
 
 from __future__ import annotations
 

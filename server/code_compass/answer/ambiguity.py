@@ -1,4 +1,4 @@
-"""Ambiguity signals for the confidence score (seed 002 component 2, mapped to code).
+"""Ambiguity signals for the confidence score (docs/rules.md: ambiguity).
 
 Ambiguous = the same name is defined in several files among the evidence: either a name the
 question mentions (`parse` defined in two modules), or the same qualified symbol at the top

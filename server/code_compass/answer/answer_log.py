@@ -1,4 +1,4 @@
-"""One JSON line per question (seed 004 decision log, seed 002 transparency).
+"""One JSON line per question (docs/rules.md: decision-log, transparency).
 
 The raw question is NOT written: logs outlive sessions and questions may carry code or
 secrets. A hash (to group repeats) and the length are kept, plus everything needed to

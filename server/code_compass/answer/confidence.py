@@ -1,4 +1,6 @@
-"""Confidence score, state and blocking rules (seed 002), mapped to code.
+"""Confidence score, state and blocking rules.
+
+(docs/rules.md: confidence-components, confidence-bands, blocking-rules.)
 
 Components (see docs/answers.md for the full table):
 - pipeline (0-40): every step clean 40; one step with a caveat 25; two or more 15;
@@ -36,7 +38,7 @@ _ORDER = {FAIL: 0, AMBIGUOUS: 1, PARTIAL: 2, OK: 3}
 
 AMBIGUITY_NONE, AMBIGUITY_RESOLVED, AMBIGUITY_UNRESOLVED = "none", "resolved", "unresolved"
 
-# Blocking rules (seed 002 "Regras de Bloqueio Absoluto", mapped to a code workspace).
+# Blocking rules (docs/rules.md: blocking-rules).
 RULE_NO_EVIDENCE = "blocked: no evidence above minScore (no LLM call)"
 RULE_UNKNOWN_SYMBOL = "blocked: the question names a symbol that exists nowhere in the index"
 RULE_LLM_FAILED = "blocked: pipeline violated (the LLM call failed)"

@@ -1,4 +1,4 @@
-"""Coverage levels (seed 001 "Níveis de Cobertura")."""
+"""Coverage levels (docs/rules.md: coverage-levels)."""
 
 from __future__ import annotations
 
@@ -30,5 +30,5 @@ def coverage_level(scores: list[float]) -> str:
 
 
 def needs_suggestions(level: str) -> bool:
-    """Seed 001: three suggestions when coverage is low or none."""
+    """Three suggestions when coverage is low or none (docs/rules.md: low-coverage-suggestions)."""
     return level in (LOW, NONE)

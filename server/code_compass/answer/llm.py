@@ -1,7 +1,8 @@
 """The Anthropic Messages API through the official SDK: streaming, time-out, retries.
 
 Retries are ours (the SDK's are turned off) so that the count and back-off are configurable,
-fast in tests, and reported: a retried call is a pipeline step "with a caveat" (seed 002).
+fast in tests, and reported: a retried call is a pipeline step "with a caveat"
+(docs/rules.md: confidence-components).
 A stream that already delivered text is never retried (the client has shown it).
 """
 
@@ -31,7 +32,7 @@ class LlmConfig:
 
     model: str = DEFAULT_MODEL
     max_tokens: int = LLM_MAX_TOKENS
-    # Seed 001 wants 0.3 (constants.LLM_TEMPERATURE), but API version 2026-10-21, which
+    # The rule wants 0.3 (docs/rules.md: llm-limits), but API version 2026-10-21, which
     # SDK 2.x sends, rejects any sampling parameter with HTTP 400; the SDK has no argument
     # for it. So it is off by default and, when set, sent raw (for proxies / older APIs).
     temperature: float | None = None

@@ -13,7 +13,7 @@ from code_compass.validation import validate_search
 
 @dataclass(slots=True)
 class AskRequest:
-    """Raw ask input from a front door; `validated()` applies seed 000's table."""
+    """Raw ask input from a front door; `validated()` applies the input rules."""
 
     query: Any
     top_k: Any = None
@@ -44,7 +44,7 @@ class AskRequest:
         )
 
     def validated(self) -> SearchParams:
-        """Seed 000: query 1..500 chars, topK clamped 1..20 (default 5), pathPrefix safe,
+        """Query 1..500 chars, topK clamped 1..20 (default 5), pathPrefix safe,
         language lowercased <= 32, minScore finite (default 0.6, ask always filters)."""
         params = validate_search(
             self.query,

@@ -1,4 +1,4 @@
-"""The answer record and its JSON shape (DESIGN.md contract)."""
+"""The answer record and its JSON shape (docs/protocol.md, `codeCompass/ask`)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,10 @@ class Citation:
 
 @dataclass(slots=True)
 class Confidence:
-    """Seed 002: score 0-100 from objective components, the rules applied, the caveats."""
+    """Score 0-100 from objective components, the rules applied, the caveats.
+
+    (docs/rules.md: transparency.)
+    """
 
     score: int
     components: dict[str, int]
@@ -56,7 +59,7 @@ class Answer:
 
     @property
     def citations_used(self) -> list[str]:
-        """Seed 001 `citations_used`: the evidence ids the answer cites, in order."""
+        """The evidence ids the answer cites, in order (docs/rules.md: citations-used)."""
         return [c.id for c in self.citations]
 
     def to_json(self) -> dict[str, Any]:

@@ -1,4 +1,6 @@
-"""Three concrete suggestions drawn from what the index contains (seed 001, low/none coverage).
+"""Three concrete suggestions drawn from what the index contains.
+
+(docs/rules.md: low-coverage-suggestions.)
 
 Order of preference: a spelling fix for a word of the question, "did you mean" a nearby
 symbol/path (with where it lives), the closest match that minScore or a filter cut out,

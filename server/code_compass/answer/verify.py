@@ -1,4 +1,6 @@
-"""Checks on the model's answer against the evidence that was really sent (seed 001, DESIGN).
+"""Checks on the model's answer against the evidence that was really sent.
+
+(docs/rules.md: verified-citations, cite-evidence-ids, context-only.)
 
 - every [E#] must name sent evidence; others are removed from the text and reported;
 - sentences that make claims without any citation are flagged;
@@ -127,7 +129,8 @@ def is_claim(sentence: str) -> bool:
     bare = _CITE.sub("", sentence).strip()
     if bare.endswith(":") or len(bare.split()) < CLAIM_MIN_WORDS:
         return False
-    # "The evidence does not show X" states what is missing: no citation needed (seed 000).
+    # "The evidence does not show X" states what is missing: no citation needed
+    # (docs/rules.md: grounding-prompt).
     return not (_NEGATION.search(bare) and _ABOUT_EVIDENCE.search(bare))
 
 

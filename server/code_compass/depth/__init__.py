@@ -1,4 +1,4 @@
-"""Context depth controller (seed 004): classify D0-D4, plan retrieval, build the context pack."""
+"""Context depth controller: classify D0-D4, plan retrieval, build the pack (docs/depth.md)."""
 
 from code_compass.depth.classifier import classify
 from code_compass.depth.conversation import ConversationStore, extract_claims

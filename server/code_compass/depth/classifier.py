@@ -1,4 +1,4 @@
-"""Depth classification D0-D4 (seed 004 `detect_depth_level`, REQ-CDC-001..005).
+"""Depth classification D0-D4 (docs/rules.md: depth-levels, depth-precedence, classify-fast).
 
 Signals come from the wording (lexicons.py) and from the history (topic continuity, below).
 Each level's score is its strongest signal; D0 always scores DEPTH_DIRECT_SCORE. The chosen
@@ -142,7 +142,10 @@ def classify(
     *,
     embedder: TopicEmbedder | None = None,
 ) -> DepthDecision:
-    """Choose the depth of `question` given the conversation before it (REQ-CDC-001..003)."""
+    """Choose the depth of `question` given the conversation before it.
+
+    (docs/rules.md: depth-history.)
+    """
     t0 = time.perf_counter()
     msgs = as_messages(history)
     norm = normalize(question)

@@ -2,7 +2,7 @@
 
 Bounds (constants.py): CONV_MAX_CONVERSATIONS conversations, CONV_MAX_TURNS turns each,
 CONV_MAX_MESSAGE_CHARS per message. Answers are stored with their claims: the sentences
-that cite evidence ([E1]) and the evidence they cite (seed 004 D3, seed 017 :Claim).
+that cite evidence ([E1]) and the evidence they cite (docs/rules.md: claims-and-contradictions).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Decision log (seed 004 REQ-CDC-019, :CDCDecision): one JSON line per decision, rotated."""
+"""Depth decision log: one JSON line per decision, rotated (docs/rules.md: decision-log)."""
 
 from __future__ import annotations
 

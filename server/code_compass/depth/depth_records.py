@@ -22,7 +22,7 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """A statement made in the conversation (seed 017 :Claim).
+    """A statement made in the conversation (docs/rules.md: claims-and-contradictions).
 
     System claims are sentences of an answer that cite evidence ([E1]); `evidence` holds the
     cited hits as JSON (contract field names). User claims are the user's corrections (D3).

@@ -1,4 +1,4 @@
-"""Depth signals of seed 004 ("Sinais de Profundidade"), English and Portuguese.
+"""Depth signals, English and Portuguese (docs/rules.md: depth-signals).
 
 Patterns run on `terms.normalize` output: lower case, no accents ("não" == "nao"), straight
 quotes. Each lexicon is a list of (regex, strength); a signal's strength is the strongest

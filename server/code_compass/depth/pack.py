@@ -1,4 +1,4 @@
-"""Context pack (seed 004 "Context Pack Estruturado", REQ-CDC-010..015).
+"""Context pack (docs/rules.md: context-pack-sections, token-budgets, level-instructions).
 
 A pack has exactly the sections of its level's plan, fits the plan's token budget as counted
 by tokens.count_tokens (with headroom), and carries the level's instructions. Trimming drops

@@ -1,4 +1,4 @@
-"""Retrieval plan per depth (seed 004 "Retrieval Plan por Nível", REQ-CDC-006..009).
+"""Retrieval plan per depth (docs/rules.md: retrieval-plan).
 
 Seed sources mapped to code: working set = recent messages + the active file and selection;
 episodic = an extractive summary of this conversation; semantic = hits of the hybrid index;
@@ -19,7 +19,7 @@ from code_compass.constants import (
 )
 from code_compass.depth.depth_records import Depth
 
-# Sections each level's pack carries (REQ-CDC-011..014), in render order.
+# Sections each level's pack carries, in render order (docs/rules.md: context-pack-sections).
 SECTIONS: dict[str, tuple[str, ...]] = {
     "D0": ("persona", "working_set"),
     "D1": ("persona", "working_set", "episodic"),
@@ -28,7 +28,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "D4": ("persona", "working_set", "semantic"),
 }
 
-# Seed `strategy` and `query_profile` (spec 050's profiles mapped to what we search).
+# Each level's `strategy` and `query_profile` (what is searched: the question, question + thread,
+# claims + correction; docs/rules.md: retrieval-plan).
 STRATEGY = {
     "D0": "direct_answer",
     "D1": "continue_thread",

@@ -34,7 +34,7 @@ from code_compass.index.tokens import (
 
 log = logging.getLogger(__name__)
 
-# Field boosts: a match on a symbol name or path says more than one in a body (issue 2 item 5).
+# Field boosts: a match on a symbol name or path says more than one in a body.
 BOOST_BODY = 1.0  # a query word as written
 BOOST_STEM = 0.6  # another form of it ("parsing" for `parse`)
 BOOST_WHOLE = 1.0  # a snake_case identifier of the query, whole

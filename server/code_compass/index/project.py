@@ -1,7 +1,7 @@
 """One project = one workspace root with its own isolated stores (catalog, lexical, vectors).
 
 Opening checks the index format version and the stores' health; anything off means a clean
-rebuild, and the reason is reported (issue 2 item 6, issue 5 item 4).
+rebuild, and the reason is reported as `rebuilt`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class Project:
             try:
                 lexical = LexicalIndex(directory / "lexical")
             except IndexBusyError:
-                # Another server holds the writer: serve what is committed, never write (issue 5).
+                # Another server holds the writer: serve what is committed, never write.
                 lexical = LexicalIndex(directory / "lexical", read_only=True)
                 read_only = True
         except Exception as exc:  # a half-written store that the checks did not catch

@@ -1,4 +1,7 @@
-"""Markdown to heading sections (seed 003: ~1000 chars, 200 overlap, heading path kept)."""
+"""Markdown to heading sections, heading path kept.
+
+(docs/rules.md: markdown-sections, chunk-size-overlap.)
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Plain text and reStructuredText to paragraph chunks.
 
 Paragraphs (blank-line separated) are packed up to ~DOC_CHUNK_CHARS; the next chunk
-starts with the previous chunk's last paragraph when it is short (seed 003 overlap).
+starts with the previous chunk's last paragraph when it is short
+(docs/rules.md: chunk-size-overlap).
 reST-style underlined titles start a new chunk and name the chunks under them.
 """
 

@@ -87,7 +87,7 @@ class WorkspaceFeature:
         project = engine.add_project(path, name or None)
         self.ls.folders[uri] = project
         try:
-            engine.start_watching(project)  # saves, creates, deletes on disk (issue 5)
+            engine.start_watching(project)  # saves, creates, deletes on disk
         except Exception:
             log.exception("could not watch %s; changes on disk need a reindex", path)
         self.ls.roots[project] = path
