@@ -55,6 +55,13 @@ def test_kill_9_loop_leaves_a_consistent_index(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "code_compass", "index", "--no-embed",
            "--workspace", str(ws), "--storage", str(store)]  # fmt: skip
     env = {**os.environ, "CODE_COMPASS_ANNOUNCE_START": "1"}
+    # How long one whole run takes on this machine (its load varies): the kills below land at
+    # random moments within that span, so every phase gets hit whatever the machine's speed.
+    for i in range(FILES):
+        (ws / f"pkg/m{i}.py").write_text(_module(i, KILLS + 1))
+    started = time.monotonic()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
+    span = time.monotonic() - started
     killed = 0
     for round_ in range(1, KILLS + 1):
         for i in range(FILES):  # every run has real work to do
@@ -62,7 +69,7 @@ def test_kill_9_loop_leaves_a_consistent_index(tmp_path: Path) -> None:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         assert proc.stdout is not None
         proc.stdout.readline()  # the CLI says when indexing starts: kill after that
-        time.sleep(rng.uniform(0.0, 0.8))
+        time.sleep(rng.uniform(0.0, 0.8 * span))
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             killed += 1
