@@ -162,10 +162,11 @@ class CodeTools:
                 f"'{rel}' is {bytes_to_kb(size)} KB; open_file reads files up to "
                 f"{bytes_to_kb(self._max_file_bytes)} KB (the index's size limit)",
             )
-        text = self._engine.read_text(name, rel)
-        if text is None:
+        # The editor's unsaved text when the language server on this storage publishes it.
+        current = self._engine.read_current(name, rel)
+        if current is None:
             raise InputError("path", f"'{rel}' is not a text file")
-        lines = split_lines(text)
+        lines = split_lines(current.text)
         total = len(lines)
         if total and start > total:
             raise InputError("startLine", f"is past the end of '{rel}', which has {total} lines")
@@ -189,11 +190,14 @@ class CodeTools:
             "totalLines": total,
             "text": "\n".join(shown),
             "truncated": last < wanted_last,
+            "source": current.source,
         }
         if last < wanted_last:
             data["nextStartLine"] = last + 1
         width = len(str(max(last, 1)))
         head = f"{rel}:{start}-{last} of {total} lines (project {name})"
+        if current.source == "buffer":
+            head += "; unsaved editor text"
         if last < wanted_last:
             head += f"; more from line {last + 1}"
         numbered = [f"{n:>{width}}| {line}" for n, line in enumerate(shown, start)]
