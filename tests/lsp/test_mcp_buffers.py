@@ -25,7 +25,7 @@ from code_compass.constants import SHARED_BUFFER_STALE_S
 from tests.lsp.conftest import PRICING, Session, write
 from tests.mcp_server.harness import mcp_client, ok, server_env
 
-UNSAVED = "# UNSAVED quokka edit, not on disk\n"
+UNSAVED = "# UNSAVED zeppelin_tariff edit, not on disk\n"
 
 
 def change(s: Session, uri: str, version: int, text: str) -> None:
@@ -79,6 +79,12 @@ async def test_open_file_reads_unsaved_buffer_then_disk_after_close(
         assert data["text"].splitlines()[0] == UNSAVED.strip()
         assert data["totalLines"] == len(PRICING.splitlines()) + 1
         assert (alpha / "pricing.py").read_text() == PRICING  # the disk never changed
+
+        # ask_code re-reads its evidence through the same channel: the buffer's lines (the
+        # language server indexed them; this server reads that index).
+        answer = await ok(client, "ask_code", question="zeppelin_tariff", minScore=0)
+        snippets = [e["snippet"] for e in answer["evidences"] if e["path"] == "pricing.py"]
+        assert any("zeppelin_tariff" in t for t in snippets), answer["evidences"]
 
         # A file the editor does not have open still comes from disk.
         other = await ok(client, "open_file", path="checkout.py", endLine=1)
