@@ -136,6 +136,12 @@ MCP_MAX_SYMBOL_NAME_CHARS = 200  # find_symbol's name, possibly qualified (Class
 MCP_FIND_SYMBOL_LIMIT = 50  # definitions returned; the result counts the rest
 MCP_ROOTS_WAIT_S = 10.0  # a tool call waits this long for the client's roots before using cwd
 
+# --- Editor buffers shared with other processes on the same storage (index/shared_buffers.py) ---
+# Each buffer is also capped by the index's file size limit (maxFileSizeKb).
+SHARED_BUFFERS_MAX_TOTAL_BYTES = 32 * DEFAULT_MAX_FILE_BYTES  # all open buffers of one process
+SHARED_BUFFER_HEARTBEAT_S = 2.0  # the publisher touches its heartbeat file this often
+SHARED_BUFFER_STALE_S = 10.0  # a heartbeat older than this: the publisher is gone (or hung)
+
 # --- Embedding engine (server/code_compass/embed/) ---
 EMBED_MODEL_FILE = "minilm-l6-int8.onnx"  # under models/build (git-ignored, built by scripts/setup)
 EMBED_TOKENIZER_FILE = "tokenizer.json"

@@ -23,9 +23,11 @@ from code_compass.index.project import Project
 from code_compass.index.registry import ProjectRegistry
 from code_compass.index.scan import ScanSettings
 from code_compass.index.scheduler import IndexScheduler
+from code_compass.index.secret_files import is_secret
+from code_compass.index.shared_buffers import BufferPublisher
 from code_compass.index.summary import IndexProgress, IndexSummary
 from code_compass.index.watcher import ChangeBatch, ProjectWatcher
-from code_compass.records import JsonObject, SearchHit, SearchParams, SymbolDef
+from code_compass.records import FileText, JsonObject, SearchHit, SearchParams, SymbolDef
 from code_compass.search.search_service import SearchService
 from code_compass.settings import EngineSettings, SettingsChange, SettingsStore
 from code_compass.storage import storage_base
@@ -36,13 +38,20 @@ if TYPE_CHECKING:  # the answer stack loads with the first question
 
 
 class Engine:
-    def __init__(self, storage: Path, settings: EngineSettings) -> None:
+    def __init__(
+        self, storage: Path, settings: EngineSettings, *, serves_editor: bool = False
+    ) -> None:
+        """`serves_editor`: this engine holds an editor's buffers (the language server) and
+        publishes them for other processes on the same storage; the others read them."""
         self.storage = storage
         # The one owner of the settings; every consumer (this engine first) subscribes to it,
         # and per-folder values are read through `scan_for(root)` at use.
         self.settings_store = SettingsStore(settings)
         self.buffers = EditorBuffers()
-        self.registry = ProjectRegistry(storage, self.buffers, self._max_file_bytes)
+        self.registry = ProjectRegistry(
+            storage, self.buffers, self._max_file_bytes, read_shared=not serves_editor
+        )
+        self._publisher = BufferPublisher() if serves_editor else None
         self.embeddings = EmbeddingLinks(storage, settings.embeddings)
         self.scheduler = IndexScheduler(self.buffers, self._scan_for, self.embeddings)
         self.search_service = SearchService(self.registry, self.embeddings.semantic_channel)
@@ -63,8 +72,14 @@ class Engine:
         return self.settings.scan_for(root).max_file_bytes
 
     @classmethod
-    def open(cls, storage: Path | None = None, settings: EngineSettings | None = None) -> Engine:
-        return cls(storage_base(storage), settings or EngineSettings())
+    def open(
+        cls,
+        storage: Path | None = None,
+        settings: EngineSettings | None = None,
+        *,
+        serves_editor: bool = False,
+    ) -> Engine:
+        return cls(storage_base(storage), settings or EngineSettings(), serves_editor=serves_editor)
 
     # --- projects ---
     def add_project(self, root: Path, name: str | None = None) -> str:
@@ -81,6 +96,8 @@ class Engine:
         self.embeddings.unlink(name)
         project = self.registry.remove(name)
         if project is not None:
+            if self._publisher is not None:
+                self._publisher.withdraw_folder(project.directory)
             project.close()
 
     def projects(self) -> list[str]:
@@ -205,21 +222,44 @@ class Engine:
     def set_buffer(self, abs_path: Path, text: str) -> None:
         """Record an editor buffer; the scheduler re-indexes it first of all its work."""
         self.buffers.set(abs_path, text)
-        self._buffer_changed(abs_path)
+        self._buffer_changed(abs_path, text)
 
     def clear_buffer(self, abs_path: Path) -> None:
         self.buffers.clear(abs_path)
-        self._buffer_changed(abs_path)
+        self._buffer_changed(abs_path, None)
 
-    def _buffer_changed(self, abs_path: Path) -> None:
+    def _buffer_changed(self, abs_path: Path, text: str | None) -> None:
         found = self.registry.project_for_path(abs_path)
-        if found:
-            self.scheduler.submit_paths(found[0], {found[1]}, buffer=True)
+        if not found:
+            return  # outside every workspace root: neither indexed nor published
+        self.scheduler.submit_paths(found[0], {found[1]}, buffer=True)
+        if self._publisher is not None:
+            self._publish(abs_path, found[0], found[1], text)
+
+    def _publish(self, abs_path: Path, name: str, rel: str, text: str | None) -> None:
+        """Share the buffer with processes on the same storage (index/shared_buffers.py);
+        never a secret file (by its own name or its link target's), never over the index's
+        size limit."""
+        assert self._publisher is not None
+        project = self.registry.get(name)
+        try:
+            own_rel = Path(abs_path).absolute().relative_to(project.root).as_posix()
+        except ValueError:
+            own_rel = rel
+        if text is None or is_secret(rel) or is_secret(own_rel):
+            self._publisher.withdraw(project.directory, rel)
+        else:
+            limit = self._max_file_bytes(project.root)
+            self._publisher.publish(project.directory, rel, text, limit)
 
     # --- reading: evidence, search, symbols ---
     def read_text(self, project: str, rel_path: str) -> str | None:
         """Current text of a workspace file: the editor buffer if open, else disk. Never outside."""
         return self.registry.read_text(project, rel_path)
+
+    def read_current(self, project: str, rel_path: str) -> FileText | None:
+        """`read_text` with where the text came from ("buffer" or "disk")."""
+        return self.registry.read_current(project, rel_path)
 
     def search(self, params: SearchParams) -> list[SearchHit]:
         return self.search_service.search(params)
@@ -269,6 +309,8 @@ class Engine:
         self.scheduler.stop()
         for name in names:
             self.remove_project(name)
+        if self._publisher is not None:
+            self._publisher.close()
         self.embeddings.close()
 
 

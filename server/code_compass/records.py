@@ -107,6 +107,15 @@ class SearchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class FileText:
+    """A workspace file's current text and where it came from: "buffer" (an editor's unsaved
+    text, this process's or one published by the language server) or "disk"."""
+
+    text: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class RetrievalQuery:
     """A question as retrieval reads it (built by `code_compass.query`, or by an LLM).
 

@@ -278,3 +278,12 @@ def test_bad_workspace_is_refused_before_serving(tmp_path: Path) -> None:
     )  # fmt: skip
     assert out.returncode == 2
     assert "is not a folder" in out.stderr and out.stdout == ""
+
+
+async def test_open_file_never_serves_secret_files(sample_ws: Path, tmp_path: Path) -> None:
+    write_tree(sample_ws, {".env": "API_TOKEN=hunter2\n", "config/id_rsa": "PRIVATE\n"})
+    (sample_ws / "env_link.txt").symlink_to(sample_ws / ".env")  # a plain name for a secret
+    async with mcp_client(sample_ws, storage=tmp_path / "st") as client:
+        for path in (".env", "config/id_rsa", "env_link.txt"):
+            message = await refused(client, "open_file", path=path)
+            assert message.startswith(f"path: '{path}' is a secret file"), message

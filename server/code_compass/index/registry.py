@@ -10,16 +10,27 @@ from pathlib import Path
 from code_compass.errors import WorkspaceError
 from code_compass.index.buffers import EditorBuffers
 from code_compass.index.project import Project
+from code_compass.index.secret_files import is_secret
+from code_compass.index.shared_buffers import read_published
 from code_compass.index.textio import decode_text
+from code_compass.records import FileText
 from code_compass.storage import project_storage
 
 
 class ProjectRegistry:
     def __init__(
-        self, storage: Path, buffers: EditorBuffers, max_file_bytes: Callable[[Path], int]
+        self,
+        storage: Path,
+        buffers: EditorBuffers,
+        max_file_bytes: Callable[[Path], int],
+        *,
+        read_shared: bool = False,
     ) -> None:
         self._storage = storage
         self._buffers = buffers
+        # True in a process without an editor (MCP, CLI): read the buffers a language server
+        # on the same storage publishes (index/shared_buffers.py).
+        self._read_shared = read_shared
         # A project root -> its size limit (per-folder settings); larger evidence is not read.
         self._max_file_bytes = max_file_bytes
         self._lock = threading.RLock()
@@ -87,20 +98,44 @@ class ProjectRegistry:
 
     def read_text(self, project: str, rel_path: str) -> str | None:
         """Current text of a workspace file: the editor buffer if open, else disk. Never outside."""
+        current = self.read_current(project, rel_path)
+        return current.text if current is not None else None
+
+    def read_current(self, project: str, rel_path: str) -> FileText | None:
+        """`read_text` saying where the text came from: "buffer" or "disk"."""
         proj = self.get(project)
         safe = inside(proj.root, rel_path)
-        if safe is None:
-            return None
+        if safe is None or is_secret_path(proj.root, rel_path, safe):
+            return None  # never read for anyone (docs/rules.md: secret-files-excluded)
         buffered = self._buffers.get(safe, (proj.root / rel_path).absolute())
         if buffered is not None:
-            return buffered
+            return FileText(buffered, "buffer")
+        try:
+            stat = safe.stat()
+        except OSError:
+            stat = None
+        if self._read_shared:
+            published = self._published(proj, safe, stat.st_mtime if stat else None)
+            if published is not None:
+                return FileText(published, "buffer")
+        if stat is None or stat.st_size > self._max_file_bytes(proj.root):
+            return None
         try:
             data = safe.read_bytes()
         except OSError:
             return None
         if len(data) > self._max_file_bytes(proj.root):
             return None
-        return decode_text(data)
+        text = decode_text(data)
+        return FileText(text, "disk") if text is not None else None
+
+    @staticmethod
+    def _published(proj: Project, safe: Path, disk_mtime: float | None) -> str | None:
+        rel = safe.relative_to(proj.root).as_posix()
+        if is_secret(rel):  # never published; refuse one planted in the folder all the same
+            return None
+        record = read_published(proj.directory, rel, disk_mtime)
+        return record.text if record is not None else None
 
 
 def inside(root: Path, rel_path: str) -> Path | None:
@@ -113,3 +148,9 @@ def inside(root: Path, rel_path: str) -> Path | None:
     except ValueError:
         return None
     return candidate
+
+
+def is_secret_path(root: Path, rel_path: str, resolved: Path) -> bool:
+    """A secret file by the name asked for or by the file it resolves to (a link to `.env`)."""
+    target = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else rel_path
+    return is_secret(rel_path.replace("\\", "/")) or is_secret(target)

@@ -29,6 +29,7 @@ from code_compass.constants import (
 from code_compass.engine import Engine
 from code_compass.engine_status import status_to_json
 from code_compass.errors import InputError
+from code_compass.index.registry import is_secret_path
 from code_compass.index.textio import split_lines
 from code_compass.mcp.tools import TOOLS_BY_NAME, ToolSpec
 from code_compass.settings import bytes_to_kb
@@ -155,6 +156,14 @@ class CodeTools:
             raise InputError("endLine", f"must be at least startLine ({start})")
         project = validate_project(args.get("project"), self.projects)
         name, target = self._locate(rel, project)
+        with self._lock:
+            root = self._roots[name]
+        if is_secret_path(root, rel, target):
+            raise InputError(
+                "path",
+                f"'{rel}' is a secret file (keys, credentials, .env); Code Compass never reads "
+                "or serves secret files",
+            )
         size = target.stat().st_size
         if size > self._max_file_bytes:
             raise InputError(
@@ -162,10 +171,11 @@ class CodeTools:
                 f"'{rel}' is {bytes_to_kb(size)} KB; open_file reads files up to "
                 f"{bytes_to_kb(self._max_file_bytes)} KB (the index's size limit)",
             )
-        text = self._engine.read_text(name, rel)
-        if text is None:
+        # The editor's unsaved text when the language server on this storage publishes it.
+        current = self._engine.read_current(name, rel)
+        if current is None:
             raise InputError("path", f"'{rel}' is not a text file")
-        lines = split_lines(text)
+        lines = split_lines(current.text)
         total = len(lines)
         if total and start > total:
             raise InputError("startLine", f"is past the end of '{rel}', which has {total} lines")
@@ -189,11 +199,14 @@ class CodeTools:
             "totalLines": total,
             "text": "\n".join(shown),
             "truncated": last < wanted_last,
+            "source": current.source,
         }
         if last < wanted_last:
             data["nextStartLine"] = last + 1
         width = len(str(max(last, 1)))
         head = f"{rel}:{start}-{last} of {total} lines (project {name})"
+        if current.source == "buffer":
+            head += "; unsaved editor text"
         if last < wanted_last:
             head += f"; more from line {last + 1}"
         numbered = [f"{n:>{width}}| {line}" for n, line in enumerate(shown, start)]

@@ -189,7 +189,9 @@ OPEN_FILE = ToolSpec(
         "'..' and links that lead outside the workspace are refused. Lines are 1-based and "
         f"inclusive; at most {MCP_OPEN_FILE_MAX_LINES} lines per call (the result's "
         "nextStartLine says where to continue). The text shown has line numbers for citing "
-        "path:line. A 'no such file' error is a real answer: that file does not exist here."
+        "path:line. When the file is open in the editor with unsaved changes, the text is the "
+        "editor's (result source 'buffer'), else the file on disk (source 'disk'). "
+        "A 'no such file' error is a real answer: that file does not exist here."
     ),
     input_schema=_object(
         {

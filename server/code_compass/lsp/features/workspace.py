@@ -60,7 +60,8 @@ class WorkspaceFeature:
         def open_engine() -> None:
             from code_compass.engine import Engine
 
-            engine = Engine.open(storage, settings)
+            # It holds the editor's buffers: it publishes them for the MCP server (same storage).
+            engine = Engine.open(storage, settings, serves_editor=True)
             engine.settings_store.subscribe(self._settings_changed)
             ls.use_engine(engine)
             for uri, name in folders:
