@@ -78,6 +78,7 @@ class SearchHit:
     snippet: str
     chunk_id: str = ""
     signals: dict[str, float] = field(default_factory=dict)
+    relevance: float = 0.0  # calibrated P(relevant); `score` reads P(answers) at the top hit
     # The chunk's whole indexed text (not sent to clients): what evidence re-reading compares
     # with the current file. `snippet` is only the bounded display version.
     text: str = ""
@@ -88,12 +89,39 @@ class SearchHit:
             "startLine": self.start_line,
             "endLine": self.end_line,
             "score": round(self.score, 4),
+            "relevance": round(self.relevance, 4),
             "symbol": self.symbol,
             "kind": self.kind,
             "language": self.language,
             "project": self.project,
             "snippet": self.snippet,
         }
+
+
+class SearchResult(list[SearchHit]):
+    """Hits best first, and what the list means: a one-line `reason` when it is empty, and
+    `partial_index` when some project searched has not embedded every chunk yet (lexical
+    evidence plus the embedded part, scored by the lexical calibration)."""
+
+    def __init__(
+        self,
+        hits: list[SearchHit] | None = None,
+        *,
+        reason: str = "",
+        partial_index: bool = False,
+        answerable: float | None = None,
+    ) -> None:
+        super().__init__(hits or [])
+        self.reason = reason
+        self.partial_index = partial_index
+        self.answerable = answerable  # the best list's P(the workspace answers), when scored
+
+    def meta_json(self) -> dict[str, Any]:
+        """The contract's fields next to `hits`: reason only when empty, partialIndex always."""
+        out: dict[str, Any] = {"partialIndex": self.partial_index}
+        if self.reason:
+            out["reason"] = self.reason
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,4 +16,5 @@ class Candidate:
     cosine: float | None = None  # best cosine of the chunk's pieces (semantic channel)
     semantic_rank: int | None = None
     features: dict[str, float] = field(default_factory=dict)
-    score: float = 0.0  # calibrated, in [0, 1]
+    score: float = 0.0  # calibrated, in [0, 1]: the best hit reads P(the workspace answers)
+    relevance: float = 0.0  # calibrated P(this hit is relevant)
