@@ -141,8 +141,22 @@ def fit(pools: list[dict[str, Any]]) -> dict[str, Any]:
                        for g in [p[model]["gate"]] for h in p[model]["hits"]])  # fmt: skip
         hy = np.array([h["relevant"] for h in hrows], dtype=int)
         hit = _fit(hx, hy, hnames, {"dz": 1, "rank": 1, "top": 1, **{n: 0 for n in gnames}}, c=1.0)
-        result[model] = {"gate": gate, "hit": hit}
+        result[model] = {"gate": gate, "hit": hit, "offset": _offset(gx, gy, gnames, gate)}
     return result
+
+
+def _offset(gx: np.ndarray, gy: np.ndarray, names: list[str], gate: dict) -> float:
+    """Where the gate probability should meet minScore 0.6: the cut furthest inside the targets
+    (>= 90 % of answerable questions kept, <= 15 % of unanswerable passing), as a logit shift."""
+    probs = np.array([calibration.sigmoid(calibration.linear(gate, dict(zip(names, row, strict=True))))
+                      for row in gx])  # fmt: skip
+    best, cut = -1e9, 0.6
+    for t in np.arange(0.40, 0.91, 0.01):
+        kept, passing = np.mean(probs[gy == 1] >= t), np.mean(probs[gy == 0] >= t)
+        margin = min(kept - 0.90, 0.15 - passing)
+        if margin > best + 1e-9:
+            best, cut = margin, float(t)
+    return round(float(np.log(cut / (1 - cut)) - calibration.ANCHOR), 4)
 
 
 def report(pools: list[dict[str, Any]], params: dict[str, Any]) -> None:
@@ -164,7 +178,8 @@ def report(pools: list[dict[str, Any]], params: dict[str, Any]) -> None:
                 top_y.append(labels[0])
                 all_s += rel
                 all_y += labels
-            (ans if p["kind"] == "answerable" else una).append(pa if rel else 0.0)
+            top = calibration.sigmoid(calibration.linear(g, gs) - params[model]["offset"])
+            (ans if p["kind"] == "answerable" else una).append(top if rel else 0.0)
         kept = np.mean([a >= 0.6 for a in ans])
         passing = np.mean([u >= 0.6 for u in una])
         print(

@@ -4,11 +4,12 @@
     P(ans)  = sigmoid(gate.bias + sum(gate.w[g] * list[g]))   does the workspace answer at all?
     P(rel | ans) = sigmoid(hit.bias + hit.w · (z - z_top, 1 / (1 + rank), list signals))
     relevance = P(ans) * P(rel | ans)                         P(this hit is relevant)
-    score   = P(ans) * P(rel | ans) / P(top hit rel | ans)    what minScore is compared with
+    score   = S(P(ans)) * P(rel | ans) / P(top hit rel | ans)  what minScore is compared with
 
 An unanswerable question has no relevant hit, so `relevance` is the probability that the hit is
 relevant (calibrated against gold spans, which undercounts: hits that answer without being gold
-count as wrong). `score` is the same with the best hit read at P(ans): the top hit of a list that
+count as wrong). `score` reads the best hit at S(P(ans)), P(ans) with its logit shifted so that 0.6 is the fitted
+cut between answerable and unanswerable dev questions: the top hit of a list that
 answers passes minScore, and every other hit loses exactly its relevance odds against the best. The list signals (search/gate.py: rarity-weighted coverage of the question by the top
 hits, words and names that exist nowhere in the index, channel agreement, score gaps, the best
 cosine and BM25 strength) tell a workspace that answers from one that only shares common words;
@@ -71,6 +72,13 @@ def answer_probability(gsig: Mapping[str, float], mode: str) -> float:
     return sigmoid(linear(fitted()[mode]["gate"], gsig))
 
 
+def answer_score(answer: float, mode: str) -> float:
+    """The top hit's score: P(answers) with its logit shifted so that minScore 0.6 falls at
+    the fitted cut between answerable and unanswerable questions (the gate's decision point)."""
+    p = min(max(answer, 1e-9), 1 - 1e-9)
+    return sigmoid(math.log(p / (1 - p)) - float(fitted()[mode].get("offset", 0.0)))
+
+
 def hit_probability(hsig: Mapping[str, float], mode: str) -> float:
     return sigmoid(linear(fitted()[mode]["hit"], hsig))
 
@@ -112,6 +120,7 @@ def score_candidates(
         return out
     z_top = ordered[0]
     answer = answer_probability(gsig, mode)
+    top = answer_score(answer, mode)
     probs = [
         hit_probability({**gsig, **hit_signals(z, z_top, rank)}, mode)
         for rank, z in enumerate(ordered)
@@ -120,7 +129,7 @@ def score_candidates(
         c.relevance = answer * p
         # The best hit reads P(the workspace answers); the others fall by their relevance
         # odds against it. Capped at the best's, so the order stays the relevance order.
-        c.score = answer * min(1.0, p / probs[0])
+        c.score = top * min(1.0, p / probs[0])
         c.features = {**c.features, "z": z}
     out[0].features.update({f"list_{k}": v for k, v in gsig.items()})
     out[0].features["answerable"] = answer
