@@ -142,18 +142,30 @@ def fit(pools: list[dict[str, Any]]) -> dict[str, Any]:
         hy = np.array([h["relevant"] for h in hrows], dtype=int)
         hit = _fit(hx, hy, hnames, {"dz": 1, "rank": 1, "top": 1, **{n: 0 for n in gnames}}, c=1.0)
         result[model] = {"gate": gate, "hit": hit, "offset": _offset(gx, gy, gnames, gate)}
+    # While a project is being embedded the lexical model answers for the hybrid one: its cut
+    # keeps >= 97 % of answerable questions (a refusal caused only by missing vectors must not
+    # happen; the answer says the index is partial), at the cost of more unanswerable passing.
+    lex = result["lexical"]
+    gnames = list(lex["gate"]["weights"])
+    gx = np.array([[p["lexical"]["gate"][g] for g in gnames] for p in pools])
+    gy = np.array([p["kind"] == "answerable" for p in pools], dtype=int)
+    result["partial"] = {**lex, "offset": _offset(gx, gy, gnames, lex["gate"], kept=0.97)}
     return result
 
 
-def _offset(gx: np.ndarray, gy: np.ndarray, names: list[str], gate: dict) -> float:
+def _offset(
+    gx: np.ndarray, gy: np.ndarray, names: list[str], gate: dict, kept: float = 0.90
+) -> float:
     """Where the gate probability should meet minScore 0.6: the cut furthest inside the targets
-    (>= 90 % of answerable questions kept, <= 15 % of unanswerable passing), as a logit shift."""
+    (>= `kept` of answerable questions kept, <= 15 % of unanswerable passing), as a logit shift."""
+    target = kept
     probs = np.array([calibration.sigmoid(calibration.linear(gate, dict(zip(names, row, strict=True))))
                       for row in gx])  # fmt: skip
     best, cut = -1e9, 0.6
     for t in np.arange(0.40, 0.91, 0.01):
-        kept, passing = np.mean(probs[gy == 1] >= t), np.mean(probs[gy == 0] >= t)
-        margin = min(kept - 0.90, 0.15 - passing)
+        got, passing = np.mean(probs[gy == 1] >= t), np.mean(probs[gy == 0] >= t)
+        # Above 90 % the kept share comes first: the highest cut that still keeps it.
+        margin = min(got - target, 0.15 - passing) if target <= 0.90 else float(got >= target)
         if margin > best + 1e-9:
             best, cut = margin, float(t)
     return round(float(np.log(cut / (1 - cut)) - calibration.ANCHOR), 4)
@@ -164,15 +176,16 @@ def report(pools: list[dict[str, Any]], params: dict[str, Any]) -> None:
     relevance probability (top-1 and every shown hit), and the gate at minScore 0.6."""
     from eval_realqa import auroc, ece
 
-    for model in MODELS:
+    for model in (*MODELS, "partial"):
         g, h = params[model]["gate"], params[model]["hit"]
+        pool = "lexical" if model == "partial" else model
         top_s, top_y, all_s, all_y, ans, una = [], [], [], [], [], []
         for p in pools:
-            gs = p[model]["gate"]
+            gs = p[pool]["gate"]
             pa = calibration.sigmoid(calibration.linear(g, gs))
             rel = [pa * calibration.sigmoid(calibration.linear(h, {**gs, **x["signals"]}))
-                   for x in p[model]["hits"]]  # fmt: skip
-            labels = [x["relevant"] for x in p[model]["hits"]]
+                   for x in p[pool]["hits"]]  # fmt: skip
+            labels = [x["relevant"] for x in p[pool]["hits"]]
             if rel:
                 top_s.append(rel[0])
                 top_y.append(labels[0])

@@ -34,6 +34,9 @@ from code_compass.search.gate import GATE_SIGNALS, QuestionTerms, gate_signals, 
 from code_compass.search.signals import QueryInfo, compute, query_signals
 
 MODES = ("hybrid", "lexical", "semantic")
+# "partial": the lexical model while a project is only partly embedded, with the cut fitted to
+# keep nearly every answerable question (a refusal must not come from missing vectors alone).
+PARTIAL = "partial"
 ANCHOR = math.log(DEFAULT_MIN_SCORE / (1 - DEFAULT_MIN_SCORE))  # logit(0.6)
 HIT_SIGNALS = ("dz", "rank", "top")
 FIT_FILE = Path(__file__).with_name("calibration_fit.json")
@@ -47,7 +50,7 @@ def fitted() -> dict[str, Any]:
 
 
 def relevance(features: Mapping[str, float], mode: str) -> float:
-    weights = SEARCH_WEIGHTS[mode]
+    weights = SEARCH_WEIGHTS["lexical" if mode == PARTIAL else mode]
     return sum(w * features.get(f, 0.0) for f, w in weights.items())
 
 
@@ -65,7 +68,11 @@ def linear(model: Mapping[str, Any], values: Mapping[str, float]) -> float:
 
 def hit_signals(z: float, z_top: float, rank: int) -> dict[str, float]:
     """A hit's place in its list: relevance gap to the best (<= 0), rank, and whether it is first."""
-    return {"dz": max(-10.0, z - z_top), "rank": 1.0 / (1.0 + rank), "top": 1.0 if rank == 0 else 0.0}
+    return {
+        "dz": max(-10.0, z - z_top),
+        "rank": 1.0 / (1.0 + rank),
+        "top": 1.0 if rank == 0 else 0.0,
+    }
 
 
 def answer_probability(gsig: Mapping[str, float], mode: str) -> float:

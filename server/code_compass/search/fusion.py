@@ -45,7 +45,7 @@ def fuse(
 ) -> list[Candidate]:
     """Merged candidates of one project, calibrated score, best first, de-duplicated.
 
-    `mode` is the model that scores them: "lexical" while the project is only partly embedded
+    `mode` is the model that scores them: "partial" while the project is only partly embedded
     (the hybrid model was fitted on complete vectors; the embedded part still adds candidates)."""
     scored = score_candidates(merge(lex, sem), query_info(query), mode, terms)
     return diversify(scored)

@@ -46,9 +46,12 @@ _TOP_COVER = 3  # hits read for the coverage of the question's words
 
 
 class TermCounter(Protocol):
-    """The lexical index's document count of an identifier or word (LexicalIndex.count)."""
+    """The lexical index's document counts: of an identifier as a whole token, and of a word
+    in any of its forms (LexicalIndex.count, LexicalIndex.word_count)."""
 
     def count(self, term: str) -> int: ...
+
+    def word_count(self, word: str) -> int: ...
 
     def num_docs(self) -> int: ...
 
@@ -84,13 +87,17 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
     named = named_identifiers(text)
     if index is None:
         return QuestionTerms(
-            tuple(words), (1.0,) * len(words), (True,) * len(words), tuple(named), (True,) * len(named)
+            tuple(words),
+            (1.0,) * len(words),
+            (True,) * len(words),
+            tuple(named),
+            (True,) * len(named),
         )
     n = max(index.num_docs(), 1)
     idf: list[float] = []
     present: list[bool] = []
     for w in words:
-        df = index.count(w)
+        df = index.word_count(w)
         present.append(df > 0)
         idf.append(math.log((n + 1) / (df + 1)))
     named_present = tuple(
@@ -122,8 +129,16 @@ def gate_signals(
     """The list's signals, each in [0, 1]. `ranked` and `zs` are best first (by relevance z);
     `base` holds calibration's own list signals (cos_top, lex_top, ...)."""
     texts = [_text(c) for c in ranked[:_TOP_COVER]]
-    lex_best = min(ranked, key=lambda c: c.lexical_rank if c.lexical_rank is not None else 1 << 30, default=None)
-    sem_best = min(ranked, key=lambda c: c.semantic_rank if c.semantic_rank is not None else 1 << 30, default=None)
+    lex_best = min(
+        ranked,
+        key=lambda c: c.lexical_rank if c.lexical_rank is not None else 1 << 30,
+        default=None,
+    )
+    sem_best = min(
+        ranked,
+        key=lambda c: c.semantic_rank if c.semantic_rank is not None else 1 << 30,
+        default=None,
+    )
     agree = 0.0
     if lex_best is not None and sem_best is not None and sem_best.semantic_rank is not None:
         both = lex_best is sem_best

@@ -20,6 +20,7 @@ from code_compass.constants import (
 from code_compass.index.project import Project
 from code_compass.query import build_query
 from code_compass.records import RetrievalQuery, SearchHit, SearchParams, SearchResult
+from code_compass.search.calibration import PARTIAL
 from code_compass.search.candidates import Candidate
 from code_compass.search.fusion import diversify
 from code_compass.search.fusion import fuse as fuse_hybrid
@@ -121,13 +122,16 @@ def project_candidates(
     partial = semantic is not None and mode != "lexical" and partly_embedded(project)
     # Each candidate is scored once, by the model of the mode that answers. With vectors
     # missing, the hybrid model (fitted on complete vectors) would read a missing cosine as
-    # "no semantic match": the lexical calibration scores lexical + embedded-part candidates.
-    if mode == "lexical" or (mode == "hybrid" and (not sem or not hybrid)):
+    # "no semantic match": the lexical calibration (its partial-index cut) scores the lexical
+    # and embedded-part candidates, with or without any vector yet.
+    if mode == "hybrid" and partial:
+        cands = fuse_hybrid(text, lex, sem, terms, PARTIAL)
+    elif mode == "lexical" or (mode == "hybrid" and (not sem or not hybrid)):
         cands = score_lexical(lex, text, terms)
     elif mode == "semantic":
         cands = score_semantic(sem, text, terms)
     else:
-        cands = fuse_hybrid(text, lex, sem, terms, "lexical" if partial else "hybrid")
+        cands = fuse_hybrid(text, lex, sem, terms, "hybrid")
     return diversify(cands), partial
 
 
