@@ -36,9 +36,6 @@ from sklearn.linear_model import LogisticRegression
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from eval_realqa import QUESTIONS, TOP_K, relevant, storage_for  # noqa: E402
-from fetch_corpora import corpus_dir, load_corpora  # noqa: E402
-
 from code_compass.engine import Engine  # noqa: E402
 from code_compass.search import calibration  # noqa: E402
 from code_compass.search.calibration import HIT_SIGNALS, hit_signals, list_evidence  # noqa: E402
@@ -48,6 +45,8 @@ from code_compass.search.searcher import CANDIDATE_POOL, lexical_candidates, ret
 from code_compass.search.signals import query_info  # noqa: E402
 from code_compass.settings import EngineSettings  # noqa: E402
 from code_compass.validation import validate_search  # noqa: E402
+from eval_realqa import QUESTIONS, TOP_K, relevant, storage_for  # noqa: E402
+from fetch_corpora import corpus_dir, load_corpora  # noqa: E402
 
 # Signals a model may not read: the channel it does not have (a partly embedded project's
 # cosines come from a few chunks only, so the lexical model must not lean on them).
@@ -159,8 +158,8 @@ def _offset(
     """Where the gate probability should meet minScore 0.6: the cut furthest inside the targets
     (>= `kept` of answerable questions kept, <= 15 % of unanswerable passing), as a logit shift."""
     target = kept
-    probs = np.array([calibration.sigmoid(calibration.linear(gate, dict(zip(names, row, strict=True))))
-                      for row in gx])  # fmt: skip
+    gate_p = [calibration.linear(gate, dict(zip(names, row, strict=True))) for row in gx]
+    probs = np.array([calibration.sigmoid(v) for v in gate_p])
     best, cut = -1e9, 0.6
     for t in np.arange(0.40, 0.91, 0.01):
         got, passing = np.mean(probs[gy == 1] >= t), np.mean(probs[gy == 0] >= t)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from code_compass.constants import DEFAULT_MIN_SCORE
@@ -83,8 +81,8 @@ def test_scores_stay_in_unit_interval_and_fall_with_relevance(mode: str) -> None
 @pytest.mark.parametrize("mode", MODES)
 def test_only_one_relevant_hit_cannot_show_two_hits_above_0_9(mode: str) -> None:
     """Saturation regression: one hit matches, the rest share nothing with the query."""
-    terms = question_terms(QUESTION, Counts({"parse_config": 1, "parse": 40, "config": 60,
-                                             "read": 300, "settings": 80, "file": 400}))  # fmt: skip
+    df = {"parse_config": 1, "parse": 40, "config": 60, "read": 300, "settings": 80, "file": 400}
+    terms = question_terms(QUESTION, Counts(df))
     out = score_candidates(_list(10, 0), query_info(QUESTION), mode, terms)
     assert out[0].row.symbol == "parse_config"
     assert sum(c.score >= 0.9 for c in out) <= 1

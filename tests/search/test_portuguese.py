@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.constants import DEFAULT_MIN_SCORE
 from code_compass.embed.model import Embedder
 from code_compass.engine import Engine
 from code_compass.query import passthrough

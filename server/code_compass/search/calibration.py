@@ -8,9 +8,11 @@
 
 An unanswerable question has no relevant hit, so `relevance` is the probability that the hit is
 relevant (calibrated against gold spans, which undercounts: hits that answer without being gold
-count as wrong). `score` reads the best hit at S(P(ans)), P(ans) with its logit shifted so that 0.6 is the fitted
-cut between answerable and unanswerable dev questions: the top hit of a list that
-answers passes minScore, and every other hit loses exactly its relevance odds against the best. The list signals (search/gate.py: rarity-weighted coverage of the question by the top
+count as wrong). `score` reads the best hit at S(P(ans)): P(ans) with its logit shifted so that
+0.6 is the fitted cut between answerable and unanswerable dev questions. The top hit of a list
+that answers passes minScore; every other hit loses exactly its relevance odds against the best.
+
+The list signals (search/gate.py: rarity-weighted coverage of the question by the top
 hits, words and names that exist nowhere in the index, channel agreement, score gaps, the best
 cosine and BM25 strength) tell a workspace that answers from one that only shares common words;
 the hit term says how much a hit below the best loses, by its relevance gap and rank. Within a
@@ -67,7 +69,7 @@ def linear(model: Mapping[str, Any], values: Mapping[str, float]) -> float:
 
 
 def hit_signals(z: float, z_top: float, rank: int) -> dict[str, float]:
-    """A hit's place in its list: relevance gap to the best (<= 0), rank, and whether it is first."""
+    """A hit's place in its list: relevance gap to the best (<= 0), rank, whether it is first."""
     return {
         "dz": max(-10.0, z - z_top),
         "rank": 1.0 / (1.0 + rank),

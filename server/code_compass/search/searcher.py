@@ -138,7 +138,8 @@ def project_candidates(
 def nothing_reason(params: SearchParams) -> str:
     what = params.query if len(params.query) <= 80 else params.query[:77] + "..."
     if params.min_score is not None:
-        return f"nothing in this workspace matches \u201c{what}\u201d with a score >= {params.min_score:g}"
+        floor = f"{params.min_score:g}"
+        return f"nothing in this workspace matches \u201c{what}\u201d with a score >= {floor}"
     return f"nothing in this workspace matches \u201c{what}\u201d"
 
 
