@@ -124,6 +124,15 @@ class SearchResult(list[SearchHit]):
         return out
 
 
+def search_meta(hits: list[SearchHit]) -> dict[str, Any]:
+    """The fields a front door sends next to `hits` (`reason`, `partialIndex`)."""
+    return hits.meta_json() if isinstance(hits, SearchResult) else {"partialIndex": False}
+
+
+def search_reason(hits: list[SearchHit]) -> str:
+    return hits.reason if isinstance(hits, SearchResult) else ""
+
+
 @dataclass(frozen=True, slots=True)
 class RetrievalQuery:
     """A question as retrieval reads it (built by `code_compass.query`, or by an LLM).
