@@ -88,7 +88,7 @@ class Result:
 
 def hit_json(h: Hit) -> dict[str, object]:
     return {"path": h.path, "startLine": h.start, "endLine": h.end, "score": h.score,
-            "relevant": h.relevant}  # fmt: skip
+            "relevance": h.relevance, "relevant": h.relevant}  # fmt: skip
 
 
 def relevant(hit: dict[str, object], gold: Iterable[dict[str, object]]) -> bool:
