@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from code_compass.index.lexical import body_words
@@ -43,6 +43,12 @@ _CODE = re.compile(
     r"\b(?:[A-Za-z_]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b"
 )
 _TOP_COVER = 3  # hits read for the coverage of the question's words
+# Question words say what kind of answer is wanted, not what it is about: code rarely holds
+# them, so a small workspace would count them "absent" (English stop words are already out).
+_QUESTION_WORDS = frozenset(
+    {"how", "what", "where", "why", "when", "which", "who", "whom", "whose", "does", "did", "do"}
+    | {"happens", "happen"}
+)
 
 
 class TermCounter(Protocol):
@@ -83,7 +89,11 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
 
     Without an index (tests, a store that cannot count) every word counts as present with IDF 1.
     """
-    words = [w for w in dict.fromkeys(body_words(text)) if not is_stop_word(w) and len(w) > 2]
+    words = [
+        w
+        for w in dict.fromkeys(body_words(text))
+        if len(w) > 2 and not is_stop_word(w) and w not in _QUESTION_WORDS
+    ]
     named = named_identifiers(text)
     if index is None:
         return QuestionTerms(
@@ -106,14 +116,39 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
     return QuestionTerms(tuple(words), tuple(idf), tuple(present), tuple(named), named_present)
 
 
+def with_names_from(terms: QuestionTerms, others: Sequence[TermCounter]) -> QuestionTerms:
+    """`terms` with a named identifier counted present when another searched index has it."""
+    if all(terms.named_present) or not others:
+        return terms
+    present = tuple(
+        here or any(o.count(part) > 0 for o in others for part in (n, n.rsplit(".", 1)[-1]))
+        for n, here in zip(terms.named, terms.named_present, strict=True)
+    )
+    return replace(terms, named_present=present)
+
+
 def _covered(terms: QuestionTerms, texts: Sequence[str]) -> float:
     """IDF-weighted share of the question's words found (by stem, as substrings) in `texts`."""
     if not terms.words:
         return 0.0
     low = "\n".join(texts).lower()
-    total = sum(terms.idf) or 1.0
-    got = sum(i for w, i in zip(terms.words, terms.idf, strict=True) if word_stem(w) in low)
-    return got / total
+    # Words in every chunk of a tiny index have IDF 0: then every word weighs the same.
+    weights = terms.idf if sum(terms.idf) > 0 else (1.0,) * len(terms.words)
+    got = sum(i for w, i in zip(terms.words, weights, strict=True) if word_stem(w) in low)
+    return got / sum(weights)
+
+
+def present_coverage(terms: QuestionTerms, ranked: Sequence[Candidate]) -> float:
+    """IDF-weighted share of the question's words *that this index holds* found in the top
+    hits: 1.0 when the list holds everything of the question the workspace has at all."""
+    here = QuestionTerms(
+        tuple(w for w, p in zip(terms.words, terms.present, strict=True) if p),
+        tuple(i for i, p in zip(terms.idf, terms.present, strict=True) if p),
+        (True,) * sum(terms.present),
+        terms.named,
+        terms.named_present,
+    )
+    return _covered(here, [_text(c) for c in ranked[:_TOP_COVER]])
 
 
 def _text(c: Candidate) -> str:

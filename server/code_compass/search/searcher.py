@@ -14,8 +14,8 @@ from code_compass.constants import (
     BM25_REFERENCE_DOCS,
     MAX_PER_PROJECT_ALL_SCOPE,
     SEARCH_CANDIDATE_POOL,
-    SEARCH_HIT_FLOOR,
     SEARCH_NOTHING_BELOW,
+    SEARCH_NOTHING_COVERAGE,
 )
 from code_compass.index.project import Project
 from code_compass.query import build_query
@@ -24,7 +24,12 @@ from code_compass.search.calibration import PARTIAL
 from code_compass.search.candidates import Candidate
 from code_compass.search.fusion import diversify
 from code_compass.search.fusion import fuse as fuse_hybrid
-from code_compass.search.gate import question_terms
+from code_compass.search.gate import (
+    QuestionTerms,
+    present_coverage,
+    question_terms,
+    with_names_from,
+)
 from code_compass.search.lexical_score import score_lexical
 from code_compass.search.semantic import score_semantic
 from code_compass.search.snippets import make_snippet
@@ -107,16 +112,19 @@ def project_candidates(
     params: SearchParams,
     semantic: SemanticFn | None,
     hybrid: bool,
-) -> tuple[list[Candidate], bool]:
-    """One project's scored candidates, best first, de-duplicated; and whether its vectors
-    were incomplete. A non-English question is searched as the query builder renders it: BM25
-    over `lexical`, the embedding and the score's word signals over `rewritten`."""
+    elsewhere: Sequence[Project] = (),
+) -> tuple[list[Candidate], bool, QuestionTerms]:
+    """One project's scored candidates, best first, de-duplicated; whether its vectors were
+    incomplete; the question's terms in its index. A non-English question is searched as the
+    query builder renders it: BM25 over `lexical`, the embedding and the score's word signals
+    over `rewritten`."""
     query = retrieval_query(params)
     lex_params = replace(params, query=query.lexical, rewrite=None)
     sem_params = replace(params, query=query.rewritten, rewrite=None)
     text = query.rewritten
     mode = params.mode
-    terms = question_terms(text, project.lexical)
+    # A named identifier "exists nowhere" only if no project searched has it.
+    terms = with_names_from(question_terms(text, project.lexical), [p.lexical for p in elsewhere])
     lex = lexical_candidates(project, lex_params, CANDIDATE_POOL) if mode != "semantic" else []
     sem = semantic(project, sem_params, CANDIDATE_POOL) if semantic and mode != "lexical" else []
     partial = semantic is not None and mode != "lexical" and partly_embedded(project)
@@ -132,7 +140,15 @@ def project_candidates(
         cands = score_semantic(sem, text, terms)
     else:
         cands = fuse_hybrid(text, lex, sem, terms, "hybrid")
-    return diversify(cands), partial
+    return diversify(cands), partial, terms
+
+
+def nothing_relevant(ranked: list[Candidate], terms: QuestionTerms) -> bool:
+    """The best hit is ~0 and the top hits do not even hold the question's words that exist
+    in this index (a listing query of words spread over the workspace is still shown)."""
+    if ranked[0].score >= SEARCH_NOTHING_BELOW:
+        return False
+    return present_coverage(terms, ranked) < SEARCH_NOTHING_COVERAGE
 
 
 def nothing_reason(params: SearchParams) -> str:
@@ -160,16 +176,17 @@ def search_projects(
         if project.read_only:  # another process writes: see its latest commit
             project.lexical.reload()
             project.catalog.invalidate_counts()
-        cands, part = project_candidates(project, params, semantic, fuse is not None)
+        others = [p for p in projects if p is not project]
+        cands, part, terms = project_candidates(project, params, semantic, fuse is not None, others)
         partial = partial or part
         if cands:
             best = cands[0].features.get("answerable")
             if best is not None and (answerable is None or best > answerable):
                 answerable = best
-        if not cands or cands[0].score < SEARCH_NOTHING_BELOW:
+        if not cands or nothing_relevant(cands, terms):
             cands = []
-        floor = max(SEARCH_HIT_FLOOR, params.min_score or 0.0)
-        cands = [c for c in cands if c.score >= floor]
+        if params.min_score is not None:
+            cands = [c for c in cands if c.score >= params.min_score]
         if len(projects) > 1:
             cands = cands[:MAX_PER_PROJECT_ALL_SCOPE]
         per_project.append(cands)
