@@ -59,6 +59,7 @@ class Hit:
     end: int
     score: float
     relevant: bool
+    relevance: float | None = None  # calibrated P(relevant), when the engine reports it
 
 
 @dataclass
@@ -87,7 +88,7 @@ class Result:
 
 def hit_json(h: Hit) -> dict[str, object]:
     return {"path": h.path, "startLine": h.start, "endLine": h.end, "score": h.score,
-            "relevant": h.relevant}  # fmt: skip
+            "relevance": h.relevance, "relevant": h.relevant}  # fmt: skip
 
 
 def relevant(hit: dict[str, object], gold: Iterable[dict[str, object]]) -> bool:
@@ -218,6 +219,10 @@ def summarize(results: Sequence[Result]) -> dict[str, object]:
     top1_labels = [r.hits[0].relevant for r in results if r.hits]
     all_scores = [h.score for r in results for h in r.hits]
     all_labels = [h.relevant for r in results for h in r.hits]
+    # The relevance probability where the engine reports one, else the score itself.
+    rel_top = [r.hits[0].relevance if r.hits[0].relevance is not None else r.hits[0].score
+               for r in results if r.hits]  # fmt: skip
+    rel_all = [h.relevance if h.relevance is not None else h.score for r in results for h in r.hits]
     return {
         "n_answerable": len(ans),
         "n_unanswerable": len(una),
@@ -235,6 +240,10 @@ def summarize(results: Sequence[Result]) -> dict[str, object]:
         "top1_relevant_share": float(np.mean(top1_labels)) if top1_labels else None,
         "ece_top1": ece(top1_scores, top1_labels),
         "ece_all_hits": ece(all_scores, all_labels),
+        "ece_relevance_top1": ece(rel_top, top1_labels),
+        "ece_relevance_all": ece(rel_all, all_labels),
+        "reliability_relevance_all": reliability(rel_all, all_labels),
+        "reliability_relevance_top1": reliability(rel_top, top1_labels),
         "auroc_top1": auroc([r.top1 for r in ans], [r.top1 for r in una]),
         "kept": float(np.mean([r.top1 >= MIN_SCORE for r in ans])) if ans else None,
         "kept_relevant": float(
@@ -261,9 +270,10 @@ def print_table(title: str, groups: dict[str, dict[str, object]]) -> None:
     print(f"\n## {title}\n")
     print(
         "| group | n A/U | MRR@10 | R@5 | top-1 A q1/med/q3 | top-1 U q1/med/q3 | top-1 >=0.995"
-        " | ECE top-1 | ECE all | AUROC | kept >=0.6 | kept relevant | U passing |"
+        " | ECE top-1 | ECE all | ECE rel top-1 | ECE rel all | AUROC | kept >=0.6 | kept relevant"
+        " | U passing |"
     )
-    print("| --- " * 13 + "|")
+    print("| --- " * 15 + "|")
     for name, s in groups.items():
         qa = s["top1_quartiles_answerable"] or [None] * 5
         qu = s["top1_quartiles_unanswerable"] or [None] * 5
@@ -272,7 +282,8 @@ def print_table(title: str, groups: dict[str, dict[str, object]]) -> None:
             f"| {name} | {s['n_answerable']}/{s['n_unanswerable']} | {fmt(s['mrr10'])} |"
             f" {fmt(s['r5'])} | {'/'.join(fmt(x) for x in qa[1:4])} |"
             f" {'/'.join(fmt(x) for x in qu[1:4])} | {fmt(s['top1_saturated_share'], True)} |"
-            f" {fmt(s['ece_top1'])} | {fmt(s['ece_all_hits'])} | {fmt(s['auroc_top1'])} |"
+            f" {fmt(s['ece_top1'])} | {fmt(s['ece_all_hits'])} | {fmt(s['ece_relevance_top1'])} |"
+            f" {fmt(s['ece_relevance_all'])} | {fmt(s['auroc_top1'])} |"
             f" {fmt(s['kept'], True)} | {fmt(s['kept_relevant'], True)} |"
             f" {fmt(s['unanswerable_passing'], True)} |"
         )
@@ -348,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
                 str(q["split"]),
             )
             for h in hits.get(str(q["id"]), []):
-                hit = Hit(h["path"], h["startLine"], h["endLine"], float(h["score"]), False)
+                hit = Hit(h["path"], h["startLine"], h["endLine"], float(h["score"]), False,
+                          float(h["relevance"]) if "relevance" in h else None)  # fmt: skip
                 hit.relevant = relevant(h, q["gold"])
                 r.hits.append(hit)
             results.append(r)

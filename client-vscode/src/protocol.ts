@@ -40,6 +40,10 @@ export interface SearchHit {
 
 export interface SearchResult {
   hits: SearchHit[];
+  /** One line, present when `hits` is empty: why nothing is shown. */
+  reason?: string;
+  /** Some project searched is still being embedded: lexical evidence plus the embedded part. */
+  partialIndex?: boolean;
   tookMs: number;
 }
 

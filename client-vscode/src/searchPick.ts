@@ -1,6 +1,6 @@
 /** Search Code: a QuickPick with live, debounced queries and a live preview of the active hit. */
 import * as vscode from "vscode";
-import { hitItemText } from "./format/hits";
+import { hitItemText, searchPlaceholder } from "./format/hits";
 import { openWireLocation } from "./open";
 import { Methods, type SearchHit, type SearchParams, type SearchResult } from "./protocol";
 import type { ServerController } from "./server";
@@ -13,7 +13,8 @@ type HitItem = vscode.QuickPickItem & { hit: SearchHit };
 export async function searchCode(server: ServerController, initial = ""): Promise<void> {
   const pick = vscode.window.createQuickPick<HitItem>();
   pick.title = "Code Compass: Search Code";
-  pick.placeholder = "Search the workspace by meaning or by name (e.g. where is the config parsed?)";
+  const placeholder = "Search the workspace by meaning or by name (e.g. where is the config parsed?)";
+  pick.placeholder = placeholder;
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
   pick.value = initial;
@@ -38,7 +39,7 @@ export async function searchCode(server: ServerController, initial = ""): Promis
       if (mine !== seq) return;
       // alwaysShow: the server ranked these; QuickPick's own fuzzy filter must not hide them.
       pick.items = result.hits.map((hit) => ({ ...hitItemText(hit, multiRoot), hit, alwaysShow: true }));
-      pick.placeholder = result.hits.length ? pick.placeholder : "No evidence above the minimum score — try other words";
+      pick.placeholder = searchPlaceholder(result, placeholder);
     } catch (err) {
       if (mine !== seq) return;
       pick.items = [];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { assertPartial } from "./partial";
-import { hitItemText, snippetLine } from "../src/format/hits";
+import { hitItemText, searchPlaceholder, snippetLine } from "../src/format/hits";
 import { isSupportedPython, parsePythonVersion, serverCommandFor, splitCommand, venvPython } from "../src/pythonEnv";
 
 describe("python checks", () => {
@@ -31,6 +31,13 @@ describe("search hit items", () => {
   it("formats symbol — path:line with score and a one-line snippet", () => {
     assert.deepEqual(hitItemText(hit, false), { label: "load — pkg/m.py:7", description: "function · score 0.88", detail: "def load(): return 1" });
     assertPartial(hitItemText({ ...hit, symbol: null, kind: null }, true), { label: "pkg/m.py:7", description: "score 0.88 · app" });
+  });
+  it("shows the server's reason when nothing is found, and says when the index is partial", () => {
+    const reason = "nothing in this workspace matches “kafka consumers”";
+    assert.equal(searchPlaceholder({ hits: [], reason }, "Search"), reason);
+    assert.equal(searchPlaceholder({ hits: [] }, "Search"), "No evidence above the minimum score — try other words");
+    assert.equal(searchPlaceholder({ hits: [hit] }, "Search"), "Search");
+    assert.match(searchPlaceholder({ hits: [hit], partialIndex: true }, "Search"), /^Search \(embeddings still running/);
   });
   it("truncates long snippets", () => {
     assert.equal(snippetLine("x".repeat(500))?.length, 160);

@@ -20,7 +20,7 @@ from code_compass.constants import DEFAULT_MAX_FILE_KB
 from code_compass.engine import Engine
 from code_compass.engine_status import status_to_json
 from code_compass.errors import InputError
-from code_compass.records import SearchHit
+from code_compass.records import SearchHit, search_meta, search_reason
 from code_compass.settings import EngineSettings, parse_settings
 from code_compass.validation import SEARCH_MODES, validate_search
 
@@ -206,6 +206,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             if args.json:
                 out: dict[str, Any] = {
                     "hits": [h.to_json() for h in hits],
+                    **search_meta(hits),
                     "tookMs": round(took, 2),
                 }
                 if qid is not None:
@@ -215,7 +216,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 if qid is not None:
                     print(f"# {qid}")
                 if not hits:
-                    print("no hits")
+                    print(search_reason(hits) or "no hits")
                 for h in hits:
                     print(_format_hit(h))
     finally:

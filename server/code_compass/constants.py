@@ -172,6 +172,12 @@ CODE_MAX_NESTING = 8  # containers in containers visited for member definitions
 # Index size (chunks) the calibration's BM25 signals correspond to: the dev corpora have
 # 1,100-3,600 chunks (eval/search/corpora.json); other sizes are rescaled (search/searcher.py).
 BM25_REFERENCE_DOCS = 2500
+# Search shows nothing (an empty list and a reason) when its best hit scores below this and
+# its top hits hold less than this share of the question's words (IDF-weighted): a list whose
+# best is ~0 and that does not even contain the query is noise, not weak evidence. A listing
+# query whose words are all there is shown, however low. A shown list keeps its lower rows.
+SEARCH_NOTHING_BELOW = 0.02
+SEARCH_NOTHING_COVERAGE = 0.25
 SEARCH_CANDIDATE_POOL = 30  # per channel, into fusion; 50 ranked and calibrated the same on dev
 SEARCH_MAX_HITS_PER_FILE = 3  # one file cannot fill the list; 2 cost 2-4 % MRR
 SEARCH_DEDUP_OVERLAP = 0.5  # same file, ranges sharing >= this share of the shorter one: keep one

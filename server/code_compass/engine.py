@@ -27,7 +27,14 @@ from code_compass.index.secret_files import is_secret
 from code_compass.index.shared_buffers import BufferPublisher
 from code_compass.index.summary import IndexProgress, IndexSummary
 from code_compass.index.watcher import ChangeBatch, ProjectWatcher
-from code_compass.records import FileText, JsonObject, SearchHit, SearchParams, SymbolDef
+from code_compass.records import (
+    FileText,
+    JsonObject,
+    SearchHit,
+    SearchParams,
+    SearchResult,
+    SymbolDef,
+)
 from code_compass.search.search_service import SearchService
 from code_compass.settings import EngineSettings, SettingsChange, SettingsStore
 from code_compass.storage import storage_base
@@ -261,7 +268,8 @@ class Engine:
         """`read_text` with where the text came from ("buffer" or "disk")."""
         return self.registry.read_current(project, rel_path)
 
-    def search(self, params: SearchParams) -> list[SearchHit]:
+    def search(self, params: SearchParams) -> SearchResult:
+        """Hits, best first; empty with a `reason` when nothing relevant is found."""
         return self.search_service.search(params)
 
     def symbols_named(self, name: str, project: str | None = None) -> list[SymbolDef]:

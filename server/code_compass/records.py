@@ -88,6 +88,7 @@ class SearchHit:
     snippet: str
     chunk_id: str = ""
     signals: dict[str, float] = field(default_factory=dict)
+    relevance: float = 0.0  # calibrated P(relevant); `score` reads P(answers) at the top hit
     # The chunk's whole indexed text (not sent to clients): what evidence re-reading compares
     # with the current file. `snippet` is only the bounded display version.
     text: str = ""
@@ -98,12 +99,48 @@ class SearchHit:
             "startLine": self.start_line,
             "endLine": self.end_line,
             "score": round(self.score, 4),
+            "relevance": round(self.relevance, 4),
             "symbol": self.symbol,
             "kind": self.kind,
             "language": self.language,
             "project": self.project,
             "snippet": self.snippet,
         }
+
+
+class SearchResult(list[SearchHit]):
+    """Hits best first, and what the list means: a one-line `reason` when it is empty, and
+    `partial_index` when some project searched has not embedded every chunk yet (lexical
+    evidence plus the embedded part, scored by the lexical calibration)."""
+
+    def __init__(
+        self,
+        hits: list[SearchHit] | None = None,
+        *,
+        reason: str = "",
+        partial_index: bool = False,
+        answerable: float | None = None,
+    ) -> None:
+        super().__init__(hits or [])
+        self.reason = reason
+        self.partial_index = partial_index
+        self.answerable = answerable  # the best list's P(the workspace answers), when scored
+
+    def meta_json(self) -> dict[str, Any]:
+        """The contract's fields next to `hits`: reason only when empty, partialIndex always."""
+        out: dict[str, Any] = {"partialIndex": self.partial_index}
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+def search_meta(hits: list[SearchHit]) -> dict[str, Any]:
+    """The fields a front door sends next to `hits` (`reason`, `partialIndex`)."""
+    return hits.meta_json() if isinstance(hits, SearchResult) else {"partialIndex": False}
+
+
+def search_reason(hits: list[SearchHit]) -> str:
+    return hits.reason if isinstance(hits, SearchResult) else ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -350,11 +350,12 @@ def test_meta_keys_keep_their_order_for_answers_and_failures() -> None:
     tail = ["citationsRemoved", "flags", "questionLanguage", "tokensIn", "tokensOut"]
     head = ["tookMs", "contextsUsed", "dropped", "redactions"]
     meta = answer_meta(ok, took_ms=7)
-    assert list(meta) == ["llmCalled", "model", "depth", *head, *tail, "retries"]
+    assert list(meta) == ["llmCalled", "model", "depth", *head, *tail, "retries", "partialIndex"]
     assert (meta["retries"], meta["tokensIn"], meta["redactions"]) == (1, 10, 2)
     error = LlmError("boom", status=None, retries=2)
     failed = answer_meta(_stages(generation=Generation("x", MODEL, "m", error=error)), 7)
-    assert list(failed) == ["llmCalled", "model", "depth", "retries", "error", *head, *tail]
+    first = ["llmCalled", "model", "depth", "retries", "error"]
+    assert list(failed) == [*first, *head, *tail, "partialIndex"]
 
 
 def test_assemble_and_log_record_without_the_raw_question() -> None:

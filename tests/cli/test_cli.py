@@ -23,6 +23,7 @@ HIT_FIELDS = {
     "language",
     "project",
     "snippet",
+    "relevance",
 }
 
 
@@ -57,6 +58,19 @@ def test_index_search_status_json(ws: Path, tmp_path: Path) -> None:
     out = run("status", "--workspace", str(ws), "--json", storage=st)
     (proj,) = json.loads(out.stdout)["projects"]
     assert proj["files"] == 4
+
+
+def test_nothing_relevant_prints_an_empty_list_with_a_reason(ws: Path, tmp_path: Path) -> None:
+    st = tmp_path / "st"
+    query = "kubernetes helm chart ingress annotations"
+    args = ("search", query, "--workspace", str(ws), "--mode", "lexical")
+    out = run(*args, "--json", storage=st)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["hits"] == [] and result["partialIndex"] is False
+    assert result["reason"] == f"nothing in this workspace matches \u201c{query}\u201d"
+    text = run(*args, storage=st)
+    assert text.stdout.strip() == result["reason"]
 
 
 def test_search_indexes_first_when_needed(ws: Path, tmp_path: Path) -> None:

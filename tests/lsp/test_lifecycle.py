@@ -46,12 +46,14 @@ async def test_status_reindex_search_and_ask_shapes(start: Any, alpha: Path) -> 
     assert set(status["projects"][0]) >= STATUS_KEYS
 
     result = await s.request("codeCompass/search", {"query": "discount for a customer tier"})
-    assert set(result) == {"hits", "tookMs"}
+    assert set(result) == {"hits", "partialIndex", "tookMs"}
     hit = result["hits"][0]
     assert set(hit) == {
-        "path", "startLine", "endLine", "score", "symbol", "kind", "language", "project",
-        "snippet",
+        "path", "startLine", "endLine", "score", "relevance", "symbol", "kind", "language",
+        "project", "snippet",
     }  # fmt: skip
+    nothing = await s.request("codeCompass/search", {"query": "kubernetes helm chart ingress"})
+    assert nothing["hits"] == [] and nothing["reason"].startswith("nothing in this workspace")
     assert hit["path"] == "pricing.py" and hit["symbol"] == "compute_discount"
     assert 0.0 <= hit["score"] <= 1.0 and hit["startLine"] <= hit["endLine"]
 

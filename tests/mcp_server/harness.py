@@ -19,7 +19,8 @@ import anyio
 from mcp import Client, StdioServerParameters, types
 
 HIT_FIELDS = {
-    "path", "startLine", "endLine", "score", "symbol", "kind", "language", "project", "snippet",
+    "path", "startLine", "endLine", "score", "relevance", "symbol", "kind", "language", "project",
+    "snippet",
 }  # fmt: skip
 
 

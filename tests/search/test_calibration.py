@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
-from code_compass.constants import (
-    DEFAULT_MIN_SCORE,
-    SEARCH_ANSWER_WEIGHTS,
-    SEARCH_RANK_SLOPE,
-    SEARCH_WEIGHTS,
-)
+from code_compass.constants import DEFAULT_MIN_SCORE
 from code_compass.search.calibration import (
     MODES,
-    answerability,
-    from_relevance,
-    relevance,
+    fitted,
     score_candidates,
 )
+from code_compass.search.gate import GATE_SIGNALS, question_terms
 from code_compass.search.signals import (
-    FEATURES,
     bm25_strength,
     query_info,
     query_signals,
@@ -28,61 +19,102 @@ from code_compass.search.signals import (
 )
 from tests.search.helpers import cand, row
 
-# Signals that say "this chunk matches the query": more of them can never lower the score.
-EVIDENCE = ("cos", "lex", "coverage", "symbol")
+
+class Counts:
+    """Document counts of a tiny index: the TermCounter the gate reads (LexicalIndex.count)."""
+
+    def __init__(self, df: dict[str, int], n: int = 1000) -> None:
+        self.df, self.n = df, n
+
+    def count(self, term: str) -> int:
+        return self.df.get(term.lower(), 0)
+
+    def word_count(self, word: str) -> int:
+        return self.count(word)
+
+    def num_docs(self) -> int:
+        return self.n
 
 
-def calibrated(
-    features: dict[str, float], mode: str, qsig: dict[str, float] | None = None
-) -> float:
-    """The score `score_candidates` gives a hit with these signals; `qsig` describes its list
-    (a list of that one hit when omitted)."""
-    z = relevance(features, mode)
-    if qsig is None:
-        qsig = query_signals([features], [features.get("cos", 0.0)], z, 3)
-    return from_relevance(z, qsig["z_top"], answerability(qsig, mode), mode)
+QUESTION = "how does parse_config read the settings file"
 
 
-def _base() -> dict[str, float]:
-    return {f: 0.0 for f in FEATURES}
+def _list(n: int, strong: int | None = 0) -> list:
+    """n hits of similar weak evidence; hit `strong` (if any) matches the query's name and
+    words in both channels."""
+    out = []
+    for i in range(n):
+        if i == strong:
+            r = row(
+                f"c{i}",
+                f"m{i}.py",
+                symbol="parse_config",
+                text="def parse_config(path):\n    # read the settings file\n",
+            )
+            out.append(cand(r, cosine=0.75, semantic_rank=0, bm25=30.0, lexical_rank=0))
+        else:
+            r = row(f"c{i}", f"m{i}.py", symbol=f"helper{i}", text="def helper(x):\n    return x\n")
+            out.append(
+                cand(
+                    r,
+                    cosine=0.3 - 0.01 * i,
+                    semantic_rank=i + 1,
+                    bm25=2.0 - 0.1 * i,
+                    lexical_rank=i + 1,
+                )
+            )
+    return out  # fmt: skip
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_score_stays_in_unit_interval_at_the_extremes(mode: str) -> None:
-    for values in itertools.product((0.0, 1.0), repeat=4):
-        feats = _base()
-        feats.update(zip(("cos", "lex", "coverage", "rank_sem"), values, strict=True))
-        feats.update({"test": 1.0, "window": 1.0} if values[0] else {})
-        s = calibrated(feats, mode)
-        assert 0.0 <= s <= 1.0
+def test_scores_stay_in_unit_interval_and_fall_with_relevance(mode: str) -> None:
+    for strong in (0, None):
+        out = score_candidates(_list(8, strong), query_info(QUESTION), mode)
+        scores = [c.score for c in out]
+        assert all(0.0 <= s <= 1.0 for s in scores)
+        assert scores == sorted(scores, reverse=True)
+        assert all(s < scores[0] for s in scores[1:])  # below the best, strictly
+        rel = [c.relevance for c in out]
+        assert all(0.0 <= r <= s + 1e-12 for r, s in zip(rel, scores, strict=True))
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_score_is_monotonic_in_the_evidence_the_mode_uses(mode: str) -> None:
-    used = [f for f in EVIDENCE if f in SEARCH_WEIGHTS[mode]]
-    assert used, f"{mode} uses none of {EVIDENCE}"
-    for f in used:
-        assert SEARCH_WEIGHTS[mode][f] >= 0, f"{mode}: weight of {f} is negative"
-        prev = -1.0
-        for v in [i / 10 for i in range(11)]:
-            feats = _base() | {"cos": 0.3, "lex": 0.3, "coverage": 0.5} | {f: v}
-            s = calibrated(feats, mode)
-            assert s >= prev
-            prev = s
+def test_only_one_relevant_hit_cannot_show_two_hits_above_0_9(mode: str) -> None:
+    """Saturation regression: one hit matches, the rest share nothing with the query."""
+    df = {"parse_config": 1, "parse": 40, "config": 60, "read": 300, "settings": 80, "file": 400}
+    terms = question_terms(QUESTION, Counts(df))
+    out = score_candidates(_list(10, 0), query_info(QUESTION), mode, terms)
+    assert out[0].row.symbol == "parse_config"
+    assert sum(c.score >= 0.9 for c in out) <= 1
+    assert out[1].score < 0.9 * out[0].score
+    # Even hits of equal evidence do not both read ~1: rank costs the second its odds.
+    same = score_candidates(_list(5, None), query_info(QUESTION), mode, terms)
+    assert same[1].score < min(0.9, same[0].score)
 
 
-def test_no_evidence_falls_below_min_score_and_strong_evidence_clears_it() -> None:
-    nothing = _base()
-    assert calibrated(nothing, "hybrid") < DEFAULT_MIN_SCORE
-    assert calibrated(nothing, "lexical") < DEFAULT_MIN_SCORE
-    assert calibrated(nothing, "semantic") < DEFAULT_MIN_SCORE
-    # Strong: the query's words are the definition's name, and both channels agree.
-    strong = _base() | {
-        "cos": 0.8, "lex": 0.99, "coverage": 1.0, "rank_lex": 1.0, "rank_sem": 1.0, "symbol": 1.0,
-        "name": 1.0,
-    }  # fmt: skip
+def test_a_named_identifier_that_exists_nowhere_keeps_the_list_below_min_score() -> None:
+    q = "what does the TEMPLATES_MINIFY option strip"
+    known = Counts({"templates": 50, "option": 200, "strip": 30, "templates_minify": 0})
+    exists = Counts({"templates": 50, "option": 200, "strip": 30, "templates_minify": 2})
+
+    def hits() -> list:
+        r = row("t", "t.py", symbol="Template.render", text="templates option strip")
+        return [cand(r, cosine=0.6, semantic_rank=0, bm25=12.0, lexical_rank=0)]
+
+    missing = score_candidates(hits(), query_info(q), "hybrid", question_terms(q, known))
+    there = score_candidates(hits(), query_info(q), "hybrid", question_terms(q, exists))
+    assert missing[0].score < DEFAULT_MIN_SCORE
+    assert missing[0].score < there[0].score
+
+
+def test_fitted_weights_have_the_signs_the_model_promises() -> None:
     for mode in MODES:
-        assert calibrated(strong, mode) > DEFAULT_MIN_SCORE
+        gate, hit = fitted()[mode]["gate"]["weights"], fitted()[mode]["hit"]["weights"]
+        assert set(gate) <= set(GATE_SIGNALS)
+        for g, w in gate.items():
+            assert (w <= 0) == (g in {"absent", "ident_missing"}), f"{mode}: gate {g} {w}"
+        for h in ("dz", "rank", "top"):
+            assert hit.get(h, 0.0) >= 0, f"{mode}: hit weight {h} must not be negative"
 
 
 def test_bm25_strength_and_coverage_are_bounded() -> None:
@@ -114,31 +146,6 @@ def test_query_signals_describe_the_whole_list() -> None:
         "z_top": 0.0, "cos_top": 0.0, "cos_gap": 0.0, "lex_top": 0.0, "bm25_per_word": 0.0,
         "nwords": 0.0,
     }  # fmt: skip
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_list_evidence_never_lowers_a_score_and_scores_fall_with_relevance(mode: str) -> None:
-    assert SEARCH_RANK_SLOPE[mode] >= 0.1  # strictly increasing in z within a list
-    for g, w in SEARCH_ANSWER_WEIGHTS[mode].items():
-        if g != "nwords":
-            assert w >= 0, f"{mode}: answer weight of {g} is negative"
-    hits = [
-        cand(row(f"c{i}", f"m{i}.py"), cosine=0.7 - 0.05 * i, semantic_rank=i, bm25=9.0 - i,
-             lexical_rank=i)
-        for i in range(5)
-    ]  # fmt: skip
-    out = score_candidates(hits, query_info("parse config file"), mode)
-    scores = [c.score for c in out]
-    assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
-
-
-def test_a_stronger_list_lifts_the_same_hit() -> None:
-    """The same hit scores higher when the list's best cosine is higher (the workspace answers)."""
-    feats = _base() | {"cos": 0.45, "lex": 0.8, "coverage": 0.5}
-    weak = query_signals([feats], [0.45, 0.44], 0.0, 3)
-    strong = query_signals([feats], [0.7, 0.45], 0.0, 3)
-    weak["z_top"] = strong["z_top"] = relevance(feats, "hybrid")
-    assert calibrated(feats, "hybrid", strong) > calibrated(feats, "hybrid", weak)
 
 
 def test_name_signal_finds_query_words_glued_into_the_definitions_name() -> None:

@@ -1,5 +1,5 @@
 /** Search hit → QuickPick item text (pure). */
-import type { SearchHit } from "../protocol";
+import type { SearchHit, SearchResult } from "../protocol";
 
 export interface HitItemText {
   label: string;
@@ -22,4 +22,15 @@ export function hitItemText(hit: SearchHit, multiRoot: boolean): HitItemText {
   const project = multiRoot && hit.project ? ` · ${hit.project}` : "";
   const score = Number.isFinite(hit.score) ? hit.score.toFixed(2) : "?";
   return { label, description: `${kind}score ${score}${project}`, detail: snippetLine(hit.snippet) };
+}
+
+const NO_HITS = "No evidence above the minimum score — try other words";
+const PARTIAL = " (embeddings still running: lexical results meanwhile)";
+
+/** The picker's placeholder for a result: the server's reason when nothing is shown. */
+export function searchPlaceholder(result: Pick<SearchResult, "hits" | "reason" | "partialIndex">, normal: string): string {
+  const partial = result.partialIndex ? PARTIAL : "";
+  if (result.hits.length) return `${normal}${partial}`;
+  const reason = result.reason?.trim() || NO_HITS;
+  return `${reason}${partial}`;
 }

@@ -48,6 +48,9 @@ def answer_meta(stages: Stages, took_ms: int) -> dict[str, Any]:
         meta["retries"] = result.retries
     if stages.rewrite is not None:
         meta["query"] = stages.rewrite.to_json()
+    meta["partialIndex"] = stages.partial_index
+    if stages.partial_index and stages.embed_eta_s is not None:
+        meta["embedEtaS"] = round(stages.embed_eta_s, 1)
     return meta
 
 

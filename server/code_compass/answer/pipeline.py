@@ -21,14 +21,14 @@ from code_compass.answer.query_rewrite import rewrite_query
 from code_compass.answer.request import AskRequest
 from code_compass.answer.reread import reread
 from code_compass.answer.result import Answer
-from code_compass.answer.retrieval import retrieve
+from code_compass.answer.retrieval import embedding_eta, retrieve
 from code_compass.answer.scope import FixedPlan, plan_scope
 from code_compass.answer.scoring import score
 from code_compass.answer.source import EvidenceSource
 from code_compass.answer.stages import Stages
 from code_compass.answer.suggestions import suggest
 from code_compass.answer.verify import verify_answer
-from code_compass.records import SearchHit
+from code_compass.records import SearchHit, SearchResult
 
 
 def ask(
@@ -70,7 +70,9 @@ def ask(
         if generation.verifiable
         else None
     )
-    stages = Stages(scope, found, grounds, generation, verification, rewrite)
+    partial = isinstance(hits, SearchResult) and hits.partial_index
+    eta = embedding_eta(source) if partial else None
+    stages = Stages(scope, found, grounds, generation, verification, rewrite, partial, eta)
     state, confidence = score(stages)
     suggestions = suggest(searched, source, grounds, kept=hits, query=rewrite.query)
     took_ms = int((time.monotonic() - started) * 1000)

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from code_compass.answer.source import EvidenceSource
 from code_compass.constants import MAX_CONTEXTS_PER_PROJECT_WIDE, MAX_TOP_K
-from code_compass.records import SearchHit, SearchParams
+from code_compass.records import SearchHit, SearchParams, SearchResult
 
 ALL_PROJECTS = "*"
 
@@ -24,14 +24,23 @@ def retrieve(
     """Best first: score >= minScore, per-project cap when all projects are searched, top_k
     overall; then `extra_hits` (context the depth controller adds) not already present."""
     floor = min_score(params)
-    hits = sorted(
-        (h for h in source.search(replace(params, top_k=top_k, mode="hybrid")) if h.score >= floor),
-        key=lambda h: h.score,
-        reverse=True,
-    )
+    found = source.search(replace(params, top_k=top_k, mode="hybrid"))
+    hits = sorted((h for h in found if h.score >= floor), key=lambda h: h.score, reverse=True)
     if params.project == ALL_PROJECTS:
         hits = cap_per_project(hits, MAX_CONTEXTS_PER_PROJECT_WIDE)
-    return add_hits(hits[:top_k], extra_hits or [], floor)
+    # Keep what the search said about itself (a partly embedded index) for the answer's meta.
+    partial = isinstance(found, SearchResult) and found.partial_index
+    return SearchResult(add_hits(hits[:top_k], extra_hits or [], floor), partial_index=partial)
+
+
+def embedding_eta(source: EvidenceSource) -> float | None:
+    """Seconds until every project is embedded, when the source reports it (Engine.status)."""
+    status = getattr(source, "status", None)
+    if status is None:
+        return None
+    etas = [p.get("embedEtaS") for p in status().get("projects", [])]
+    known = [float(e) for e in etas if isinstance(e, int | float)]
+    return max(known) if known else None
 
 
 def min_score(params: SearchParams) -> float:

@@ -20,3 +20,5 @@ class Stages:
     generation: Generation  # prompt + call (or extractive, or refused)
     verification: Verification | None  # None when there was no answer to check
     rewrite: QueryRewrite | None = None  # plan: the question as retrieval read it
+    partial_index: bool = False  # retrieve: some project searched is still being embedded
+    embed_eta_s: float | None = None  # its embedding's estimated seconds to go, when known

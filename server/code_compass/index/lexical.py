@@ -270,6 +270,16 @@ class LexicalIndex:
         result = self.index.searcher().search(query_obj, 1, count=True)
         return int(getattr(result, "count", 0) or 0)
 
+    def word_count(self, word: str) -> int:
+        """Chunks holding a body word, or any indexed form of its stem ("registers" counts
+        "register", "registered"): how common a question's word is here, and whether it is
+        here at all."""
+        n = self.count(word)
+        if n:
+            return n
+        forms = self._stem_forms(self.index.searcher(), word_stem(word.lower()))
+        return sum(self.count(f) for f in forms[:4])
+
     def term_hits(
         self, term: str, limit: int, *, categories: tuple[str, ...] | None = None
     ) -> list[LexicalHit]:

@@ -1,45 +1,59 @@
 """The calibrated score in [0, 1] that minScore is compared with, for each search mode.
 
-    z     = sum(weight[mode][f] * signal[f])                  relevance of one hit; ranks the list
-    A     = sum(answer_weight[mode][g] * query_signal[g])     does the workspace answer at all?
-    score = sigmoid(logit(0.6) + slope[mode] * (z - z_top) + A - threshold[mode])
+    z       = sum(weight[mode][f] * signal[f])                relevance of one hit; ranks the list
+    P(ans)  = sigmoid(gate.bias + sum(gate.w[g] * list[g]))   does the workspace answer at all?
+    P(rel | ans) = sigmoid(hit.bias + hit.w · (z - z_top, 1 / (1 + rank), list signals))
+    relevance = P(ans) * P(rel | ans)                         P(this hit is relevant)
+    score   = S(P(ans)) * P(rel | ans) / P(top hit rel | ans)  what minScore is compared with
 
-z_top is the best z in the same list. Query signals describe the whole list, not one hit: the
-best relevance, the best cosine and its lead over the second, the best BM25 strength. They are
-what tells "this workspace answers the query" from "nothing here does" (a top cosine of 0.65
-with a clear lead vs 0.4 among equals), which no single hit's relevance says as well. The slope
-term keeps the score strictly increasing in z within a list, so ranking and thresholding never
-disagree; every evidence weight is >= 0, so the score is monotonic in the evidence. Constants:
-constants.py, fitted by `scripts/eval_search.py --fit` on the dev set (docs/search.md).
+An unanswerable question has no relevant hit, so `relevance` is the probability that the hit is
+relevant (calibrated against gold spans, which undercounts: hits that answer without being gold
+count as wrong). `score` reads the best hit at S(P(ans)): P(ans) with its logit shifted so that
+0.6 is the fitted cut between answerable and unanswerable dev questions. The top hit of a list
+that answers passes minScore; every other hit loses exactly its relevance odds against the best.
+
+The list signals (search/gate.py: rarity-weighted coverage of the question by the top
+hits, words and names that exist nowhere in the index, channel agreement, score gaps, the best
+cosine and BM25 strength) tell a workspace that answers from one that only shares common words;
+the hit term says how much a hit below the best loses, by its relevance gap and rank. Within a
+list the score falls with z (the hit weights are fitted >= 0 on the gap and rank), so ranking and
+thresholding never disagree. The parameters are fitted by `scripts/fit_calibration.py` on the dev
+split of eval/realqa and stored next to this module (calibration_fit.json, docs/search.md).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
-from code_compass.constants import (
-    DEFAULT_MIN_SCORE,
-    SEARCH_ANSWER_WEIGHTS,
-    SEARCH_RANK_SLOPE,
-    SEARCH_THRESHOLD,
-    SEARCH_WEIGHTS,
-)
+from code_compass.constants import DEFAULT_MIN_SCORE, SEARCH_WEIGHTS
 from code_compass.search.candidates import Candidate
+from code_compass.search.gate import GATE_SIGNALS, QuestionTerms, gate_signals, question_terms
 from code_compass.search.signals import QueryInfo, compute, query_signals
 
 MODES = ("hybrid", "lexical", "semantic")
+# "partial": the lexical model while a project is only partly embedded, with the cut fitted to
+# keep nearly every answerable question (a refusal must not come from missing vectors alone).
+PARTIAL = "partial"
 ANCHOR = math.log(DEFAULT_MIN_SCORE / (1 - DEFAULT_MIN_SCORE))  # logit(0.6)
+HIT_SIGNALS = ("dz", "rank", "top")
+FIT_FILE = Path(__file__).with_name("calibration_fit.json")
+
+
+@lru_cache(maxsize=1)
+def fitted() -> dict[str, Any]:
+    """{mode: {"gate": {"bias", "weights"}, "hit": {"bias", "weights"}}} from the fit file."""
+    data: dict[str, Any] = json.loads(FIT_FILE.read_text(encoding="utf-8"))
+    return data
 
 
 def relevance(features: Mapping[str, float], mode: str) -> float:
-    weights = SEARCH_WEIGHTS[mode]
+    weights = SEARCH_WEIGHTS["lexical" if mode == PARTIAL else mode]
     return sum(w * features.get(f, 0.0) for f, w in weights.items())
-
-
-def answerability(qsig: Mapping[str, float], mode: str) -> float:
-    """A, the query-level term: how well the list as a whole answers the query."""
-    return sum(w * qsig.get(g, 0.0) for g, w in SEARCH_ANSWER_WEIGHTS[mode].items())
 
 
 def sigmoid(z: float) -> float:
@@ -49,25 +63,86 @@ def sigmoid(z: float) -> float:
     return e / (1.0 + e)
 
 
-def from_relevance(z: float, z_top: float, answer: float, mode: str) -> float:
-    slope, t = SEARCH_RANK_SLOPE[mode], SEARCH_THRESHOLD[mode]
-    return sigmoid(ANCHOR + slope * (z - max(z, z_top)) + answer - t)
+def linear(model: Mapping[str, Any], values: Mapping[str, float]) -> float:
+    weights: Mapping[str, float] = model["weights"]
+    return float(model["bias"]) + sum(w * values.get(k, 0.0) for k, w in weights.items())
 
 
-def score_candidates(cands: Iterable[Candidate], q: QueryInfo, mode: str) -> list[Candidate]:
-    """Fill each candidate's signals and calibrated score; return them best first."""
+def hit_signals(z: float, z_top: float, rank: int) -> dict[str, float]:
+    """A hit's place in its list: relevance gap to the best (<= 0), rank, whether it is first."""
+    return {
+        "dz": max(-10.0, z - z_top),
+        "rank": 1.0 / (1.0 + rank),
+        "top": 1.0 if rank == 0 else 0.0,
+    }
+
+
+def answer_probability(gsig: Mapping[str, float], mode: str) -> float:
+    return sigmoid(linear(fitted()[mode]["gate"], gsig))
+
+
+def answer_score(answer: float, mode: str) -> float:
+    """The top hit's score: P(answers) with its logit shifted so that minScore 0.6 falls at
+    the fitted cut between answerable and unanswerable questions (the gate's decision point)."""
+    p = min(max(answer, 1e-9), 1 - 1e-9)
+    return sigmoid(math.log(p / (1 - p)) - float(fitted()[mode].get("offset", 0.0)))
+
+
+def hit_probability(hsig: Mapping[str, float], mode: str) -> float:
+    return sigmoid(linear(fitted()[mode]["hit"], hsig))
+
+
+def list_evidence(
+    cands: Iterable[Candidate],
+    q: QueryInfo,
+    mode: str,
+    terms: QuestionTerms | None = None,
+) -> tuple[list[Candidate], list[float], dict[str, float]]:
+    """Candidates with their signals, best relevance first; their z; the list's gate signals.
+
+    `terms` are the question's words looked up in the project's index (gate.question_terms);
+    without them every word counts as present, which only weakens the gate."""
     out = list(cands)
     cosines = [c.cosine for c in out if c.cosine is not None]
     # A chunk the semantic channel did not return is at most as close as the last one it did.
     floor = min(cosines) if cosines else 0.0
-    zs: list[float] = []
     for c in out:
         c.features = compute(c, q, floor)
-        zs.append(relevance(c.features, mode))
-    z_top = max(zs, default=0.0)
-    qsig = query_signals([c.features for c in out], cosines, z_top, len(q.words))
-    answer = answerability(qsig, mode)
-    for c, z in zip(out, zs, strict=True):
-        c.score = from_relevance(z, z_top, answer, mode)
-    out.sort(key=lambda c: c.score, reverse=True)
+    zs = {id(c): relevance(c.features, mode) for c in out}
+    out.sort(key=lambda c: zs[id(c)], reverse=True)
+    ordered = [zs[id(c)] for c in out]
+    z_top = ordered[0] if ordered else 0.0
+    base = query_signals([c.features for c in out], cosines, z_top, len(q.words))
+    gsig = gate_signals(out, ordered, base, terms or question_terms(" ".join(q.words), None))
+    return out, ordered, gsig
+
+
+def score_candidates(
+    cands: Iterable[Candidate],
+    q: QueryInfo,
+    mode: str,
+    terms: QuestionTerms | None = None,
+) -> list[Candidate]:
+    """Fill each candidate's signals and calibrated score; return them best first."""
+    out, ordered, gsig = list_evidence(cands, q, mode, terms)
+    if not out:
+        return out
+    z_top = ordered[0]
+    answer = answer_probability(gsig, mode)
+    top = answer_score(answer, mode)
+    probs = [
+        hit_probability({**gsig, **hit_signals(z, z_top, rank)}, mode)
+        for rank, z in enumerate(ordered)
+    ]
+    for c, z, p in zip(out, ordered, probs, strict=True):
+        c.relevance = answer * p
+        # The best hit reads P(the workspace answers); the others fall by their relevance
+        # odds against it. Capped at the best's, so the order stays the relevance order.
+        c.score = top * min(1.0, p / probs[0])
+        c.features = {**c.features, "z": z}
+    out[0].features.update({f"list_{k}": v for k, v in gsig.items()})
+    out[0].features["answerable"] = answer
     return out
+
+
+__all__ = ["GATE_SIGNALS", "HIT_SIGNALS", "MODES", "score_candidates"]

@@ -20,4 +20,5 @@ class Candidate:
     # surely the name means it (1.0: the only definitions, or a qualified `Class.method` match).
     exact_definition: bool = False
     name_match: float = 0.0
-    score: float = 0.0  # calibrated, in [0, 1]
+    score: float = 0.0  # calibrated, in [0, 1]: the best hit reads P(the workspace answers)
+    relevance: float = 0.0  # calibrated P(this hit is relevant)

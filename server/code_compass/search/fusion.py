@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from code_compass.constants import SEARCH_DEDUP_OVERLAP, SEARCH_MAX_HITS_PER_FILE
 from code_compass.search.calibration import score_candidates
 from code_compass.search.candidates import Candidate
+from code_compass.search.gate import QuestionTerms
 from code_compass.search.signals import query_info
 
 
@@ -35,9 +36,18 @@ def merge(lex: Iterable[Candidate], sem: Iterable[Candidate]) -> list[Candidate]
     return list(by_id.values())
 
 
-def fuse(query: str, lex: list[Candidate], sem: list[Candidate]) -> list[Candidate]:
-    """Merged candidates of one project, calibrated hybrid score, best first, de-duplicated."""
-    scored = score_candidates(merge(lex, sem), query_info(query), "hybrid")
+def fuse(
+    query: str,
+    lex: list[Candidate],
+    sem: list[Candidate],
+    terms: QuestionTerms | None = None,
+    mode: str = "hybrid",
+) -> list[Candidate]:
+    """Merged candidates of one project, calibrated score, best first, de-duplicated.
+
+    `mode` is the model that scores them: "partial" while the project is only partly embedded
+    (the hybrid model was fitted on complete vectors; the embedded part still adds candidates)."""
+    scored = score_candidates(merge(lex, sem), query_info(query), mode, terms)
     return diversify(scored)
 
 

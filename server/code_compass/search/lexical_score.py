@@ -12,9 +12,12 @@ from collections.abc import Iterable
 
 from code_compass.search.calibration import score_candidates
 from code_compass.search.candidates import Candidate
+from code_compass.search.gate import QuestionTerms
 from code_compass.search.signals import query_info
 
 
-def score_lexical(cands: Iterable[Candidate], query: str) -> list[Candidate]:
+def score_lexical(
+    cands: Iterable[Candidate], query: str, terms: QuestionTerms | None = None
+) -> list[Candidate]:
     """Signals and calibrated lexical-mode score for each candidate, best first."""
-    return score_candidates(cands, query_info(query), "lexical")
+    return score_candidates(cands, query_info(query), "lexical", terms)

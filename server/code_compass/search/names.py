@@ -263,5 +263,7 @@ def place(
         if navigation:
             floor = NAME_EXACT_SCORE * have.name_match
             have.score = max(have.score, top, min(1.0, floor))
+            # The definition a navigation question names is what it asks for.
+            have.relevance = max(have.relevance, min(1.0, floor))
     out.sort(key=lambda c: (c.score, c.exact_definition, c.name_match), reverse=True)
     return out

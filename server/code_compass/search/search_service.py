@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 
 from code_compass.index.registry import ProjectRegistry
-from code_compass.records import SearchHit, SearchParams, SymbolDef
+from code_compass.records import SearchHit, SearchParams, SearchResult, SymbolDef
 from code_compass.search.candidates import Candidate
 from code_compass.search.fusion import fuse
 from code_compass.search.searcher import SemanticFn, search_projects, to_hit
@@ -28,7 +28,7 @@ class SearchService:
         # The semantic channel as of now: None while embeddings are off or not loaded.
         self.semantic = semantic
 
-    def search(self, params: SearchParams) -> list[SearchHit]:
+    def search(self, params: SearchParams) -> SearchResult:
         return search_projects(
             self._projects.scope(params.project), params, semantic=self.semantic(), fuse=fuse
         )

@@ -14,12 +14,22 @@ from code_compass.constants import (
     BM25_REFERENCE_DOCS,
     MAX_PER_PROJECT_ALL_SCOPE,
     SEARCH_CANDIDATE_POOL,
+    SEARCH_NOTHING_BELOW,
+    SEARCH_NOTHING_COVERAGE,
 )
 from code_compass.index.project import Project
 from code_compass.query import build_query
-from code_compass.records import RetrievalQuery, SearchHit, SearchParams
+from code_compass.records import RetrievalQuery, SearchHit, SearchParams, SearchResult
+from code_compass.search.calibration import PARTIAL
 from code_compass.search.candidates import Candidate
 from code_compass.search.fusion import diversify
+from code_compass.search.fusion import fuse as fuse_hybrid
+from code_compass.search.gate import (
+    QuestionTerms,
+    present_coverage,
+    question_terms,
+    with_names_from,
+)
 from code_compass.search.lexical_score import score_lexical
 from code_compass.search.names import definitions, place, query_names
 from code_compass.search.semantic import score_semantic
@@ -79,6 +89,7 @@ def to_hit(c: Candidate) -> SearchHit:
         chunk_id=r.id,
         text=r.text,
         signals={k: round(v, 4) for k, v in c.features.items()},
+        relevance=c.relevance,
     )
 
 
@@ -91,47 +102,103 @@ def retrieval_query(params: SearchParams) -> RetrievalQuery:
     return build_query(params.query)
 
 
+def partly_embedded(project: Project) -> bool:
+    """Some chunk of the project has no vector yet (the first minutes of a new workspace)."""
+    counts = project.catalog.counts()
+    return counts.get("embedded", 0) < counts.get("chunks", 0)
+
+
+def project_candidates(
+    project: Project,
+    params: SearchParams,
+    semantic: SemanticFn | None,
+    hybrid: bool,
+    elsewhere: Sequence[Project] = (),
+) -> tuple[list[Candidate], bool, QuestionTerms]:
+    """One project's scored candidates, best first, de-duplicated; whether its vectors were
+    incomplete; the question's terms in its index. A non-English question is searched as the
+    query builder renders it: BM25 over `lexical`, the embedding and the score's word signals
+    over `rewritten`."""
+    query = retrieval_query(params)
+    lex_params = replace(params, query=query.lexical, rewrite=None)
+    sem_params = replace(params, query=query.rewritten, rewrite=None)
+    text = query.rewritten
+    mode = params.mode
+    # A named identifier "exists nowhere" only if no project searched has it.
+    terms = with_names_from(question_terms(text, project.lexical), [p.lexical for p in elsewhere])
+    lex = lexical_candidates(project, lex_params, CANDIDATE_POOL) if mode != "semantic" else []
+    sem = semantic(project, sem_params, CANDIDATE_POOL) if semantic and mode != "lexical" else []
+    partial = semantic is not None and mode != "lexical" and partly_embedded(project)
+    # Each candidate is scored once, by the model of the mode that answers. With vectors
+    # missing, the hybrid model (fitted on complete vectors) would read a missing cosine as
+    # "no semantic match": the lexical calibration (its partial-index cut) scores the lexical
+    # and embedded-part candidates, with or without any vector yet.
+    if mode == "hybrid" and partial:
+        cands = fuse_hybrid(text, lex, sem, terms, PARTIAL)
+    elif mode == "lexical" or (mode == "hybrid" and (not sem or not hybrid)):
+        cands = score_lexical(lex, text, terms)
+    elif mode == "semantic":
+        cands = score_semantic(sem, text, terms)
+    else:
+        cands = fuse_hybrid(text, lex, sem, terms, "hybrid")
+    names = query_names(params.query, query.rewritten)
+    if names.refs:  # named definitions: flagged, and first for a navigation question
+        cands = place(cands, definitions(project, names, params), names.navigation)
+    return diversify(cands), partial, terms
+
+
+def nothing_relevant(ranked: list[Candidate], terms: QuestionTerms) -> bool:
+    """The best hit is ~0 and the top hits do not even hold the question's words that exist
+    in this index (a listing query of words spread over the workspace is still shown)."""
+    if ranked[0].score >= SEARCH_NOTHING_BELOW:
+        return False
+    return present_coverage(terms, ranked) < SEARCH_NOTHING_COVERAGE
+
+
+def nothing_reason(params: SearchParams) -> str:
+    what = params.query if len(params.query) <= 80 else params.query[:77] + "..."
+    if params.min_score is not None:
+        floor = f"{params.min_score:g}"
+        return f"nothing in this workspace matches \u201c{what}\u201d with a score >= {floor}"
+    return f"nothing in this workspace matches \u201c{what}\u201d"
+
+
 def search_projects(
     projects: Sequence[Project],
     params: SearchParams,
     *,
     semantic: SemanticFn | None = None,
     fuse: FuseFn | None = None,
-) -> list[SearchHit]:
-    """Best hits of `projects` for `params`, calibrated, at most top_k. A non-English question
-    is searched as the query builder renders it: BM25 over `lexical`, the embedding and the
-    score's word signals over `rewritten` (English questions: both are the question)."""
-    query = retrieval_query(params)
-    lex_params = replace(params, query=query.lexical, rewrite=None)
-    sem_params = replace(params, query=query.rewritten, rewrite=None)
-    text = query.rewritten
-    names = query_names(params.query, query.rewritten)
+) -> SearchResult:
+    """Best hits of `projects` for `params`, calibrated, at most top_k; empty with a reason
+    when nothing relevant is found (no rows at 0.00). `fuse` given means hybrid scoring is
+    available (the engine passes fusion.fuse; the project's question terms are added here)."""
     per_project: list[list[Candidate]] = []
+    partial = False
+    answerable: float | None = None
     for project in projects:
         if project.read_only:  # another process writes: see its latest commit
             project.lexical.reload()
             project.catalog.invalidate_counts()
-        mode = params.mode
-        lex = lexical_candidates(project, lex_params, CANDIDATE_POOL) if mode != "semantic" else []
-        sem = (
-            semantic(project, sem_params, CANDIDATE_POOL) if semantic and mode != "lexical" else []
-        )
-        # Each candidate is scored once, by the model of the mode that answers.
-        if mode == "lexical" or (mode == "hybrid" and (not sem or fuse is None)):
-            cands = score_lexical(lex, text)
-        elif mode == "semantic":
-            cands = score_semantic(sem, text)
-        else:
-            assert fuse is not None
-            cands = fuse(text, lex, sem)
-        if names.refs:  # named definitions: flagged, and first for a navigation question
-            cands = place(cands, definitions(project, names, params), names.navigation)
-        # Every mode: no near-duplicate ranges, at most a few hits per file (fuse already did).
-        cands = diversify(cands)
+        others = [p for p in projects if p is not project]
+        cands, part, terms = project_candidates(project, params, semantic, fuse is not None, others)
+        partial = partial or part
+        if cands:
+            best = cands[0].features.get("answerable")
+            if best is not None and (answerable is None or best > answerable):
+                answerable = best
+        if not cands or nothing_relevant(cands, terms):
+            cands = []
         if params.min_score is not None:
             cands = [c for c in cands if c.score >= params.min_score]
         if len(projects) > 1:
             cands = cands[:MAX_PER_PROJECT_ALL_SCOPE]
         per_project.append(cands)
     merged = sorted((c for cs in per_project for c in cs), key=lambda c: c.score, reverse=True)
-    return [to_hit(c) for c in merged[: params.top_k]]
+    hits = [to_hit(c) for c in merged[: params.top_k]]
+    return SearchResult(
+        hits,
+        reason="" if hits else nothing_reason(params),
+        partial_index=partial,
+        answerable=answerable,
+    )

@@ -15,6 +15,7 @@ from code_compass.index.project import Project
 from code_compass.records import SearchParams
 from code_compass.search.calibration import score_candidates
 from code_compass.search.candidates import Candidate
+from code_compass.search.gate import QuestionTerms
 from code_compass.search.signals import query_info
 
 
@@ -60,6 +61,8 @@ def semantic_candidates(
     return out
 
 
-def score_semantic(cands: list[Candidate], query: str) -> list[Candidate]:
+def score_semantic(
+    cands: list[Candidate], query: str, terms: QuestionTerms | None = None
+) -> list[Candidate]:
     """Signals and calibrated semantic-mode score for each candidate, best first."""
-    return score_candidates(cands, query_info(query), "semantic")
+    return score_candidates(cands, query_info(query), "semantic", terms)

@@ -1,4 +1,4 @@
-"""`codeCompass/search` -> {hits, tookMs}."""
+"""`codeCompass/search` -> {hits, reason?, partialIndex, tookMs}."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from code_compass.lsp.params import search_params
+from code_compass.records import search_meta
 
 if TYPE_CHECKING:
     from code_compass.lsp.server import CodeCompassServer
@@ -25,6 +26,7 @@ class SearchFeature:
             hits = engine.search(checked)
             return {
                 "hits": [h.to_json() for h in hits],
+                **search_meta(hits),
                 "tookMs": round((time.perf_counter() - t0) * 1000, 2),
             }
 

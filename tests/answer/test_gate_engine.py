@@ -1,0 +1,76 @@
+"""The answerability gate through the real engine: nothing relevant gives an empty search with a
+reason, a question about an option that does not exist is refused without an LLM call, and a
+question asked while the index is still being embedded is answered from lexical evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from code_compass.answer import AskRequest, ask
+from code_compass.answer.confidence import RULE_NO_EVIDENCE, RULE_UNKNOWN_SYMBOL
+from code_compass.engine import Engine
+from code_compass.records import SearchResult
+from code_compass.settings import EngineSettings
+from code_compass.validation import validate_search
+
+
+@pytest.fixture
+def lexical_engine(workspace: Path, tmp_path: Path) -> Iterator[Engine]:
+    eng = Engine.open(tmp_path / "storage", EngineSettings(embeddings=False))
+    eng.add_project(workspace)
+    eng.index(embed=False)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def embedding_engine(workspace: Path, tmp_path: Path) -> Iterator[Engine]:
+    """Embeddings on, but not one chunk embedded yet: the first minutes of a new workspace."""
+    eng = Engine.open(tmp_path / "storage", EngineSettings(embeddings=True))
+    eng.add_project(workspace)
+    if eng.embed_error:
+        eng.close()
+        pytest.skip(f"the embedding model is not built: {eng.embed_error}")
+    eng.index(embed=False, background_embed=False)
+    yield eng
+    eng.close()
+
+
+def test_nothing_relevant_is_an_empty_search_with_a_reason(lexical_engine: Engine) -> None:
+    hits = lexical_engine.search(validate_search("kubernetes helm chart ingress annotations", 10))
+    assert isinstance(hits, SearchResult)
+    assert list(hits) == []
+    assert hits.reason.startswith("nothing in this workspace matches")
+    assert "kubernetes helm chart" in hits.reason
+    found = lexical_engine.search(validate_search("parse the TOML configuration file", 10))
+    assert found and found.reason == "" and found[0].symbol == "parse_config"
+    assert all(h.score >= 0.005 for h in found)  # no row reads 0.00
+
+
+def test_a_nonexistent_option_is_refused_without_an_llm_call(lexical_engine, fake_api, llm):
+    ans = ask(
+        AskRequest("What does the `CONFIG_STRICT_KEYS` option of parse_config reject?"),
+        lexical_engine,
+        llm=llm,
+    )
+    assert fake_api.requests == []
+    assert ans.state == "FAIL"
+    # The gate leaves no evidence above minScore, and the named option exists nowhere: both
+    # blocking rules (docs/rules.md: no evidence, no LLM; unknown entity).
+    assert RULE_NO_EVIDENCE in ans.confidence.rules
+    assert RULE_UNKNOWN_SYMBOL in ans.confidence.rules
+
+
+def test_ask_while_embedding_answers_from_lexical_evidence(embedding_engine, fake_api, llm):
+    assert embedding_engine.status()["projects"][0]["embedded"] == 0
+    fake_api.script("`parse_config` reads the TOML configuration file at path {cite:E1}.")
+    ans = ask(AskRequest("how is the TOML configuration file parsed?"), embedding_engine, llm=llm)
+    assert ans.state != "FAIL", ans.to_json()
+    assert ans.meta["partialIndex"] is True
+    assert ans.evidences and ans.evidences[0].hit.symbol == "parse_config"
+    assert fake_api.message_requests, "the lexical evidence must reach the model"
+    hits = embedding_engine.search(validate_search("how is the TOML configuration file parsed?", 5))
+    assert isinstance(hits, SearchResult) and hits.partial_index
