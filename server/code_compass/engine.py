@@ -291,6 +291,11 @@ class Engine:
         return self.search_service.nearby_terms(query, limit)
 
     # --- status and answers ---
+    def embedding_eta_s(self) -> float | None:
+        """Seconds until every project's chunks are embedded, when known (answers' meta)."""
+        etas = [p.embed_eta_s for p in self.status().projects if p.embed_eta_s is not None]
+        return max(etas) if etas else None
+
     def status(self) -> EngineStatus:
         """Typed; `status.status_to_json` gives the front doors' wire form."""
         return collect_status(self.registry, self.scheduler, self.embeddings, self.storage)

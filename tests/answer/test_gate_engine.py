@@ -31,9 +31,9 @@ def embedding_engine(workspace: Path, tmp_path: Path) -> Iterator[Engine]:
     """Embeddings on, but not one chunk embedded yet: the first minutes of a new workspace."""
     eng = Engine.open(tmp_path / "storage", EngineSettings(embeddings=True))
     eng.add_project(workspace)
-    if eng.embed_error:
+    if eng.embeddings.error:
         eng.close()
-        pytest.skip(f"the embedding model is not built: {eng.embed_error}")
+        pytest.skip(f"the embedding model is not built: {eng.embeddings.error}")
     eng.index(embed=False, background_embed=False)
     yield eng
     eng.close()
@@ -65,7 +65,7 @@ def test_a_nonexistent_option_is_refused_without_an_llm_call(lexical_engine, fak
 
 
 def test_ask_while_embedding_answers_from_lexical_evidence(embedding_engine, fake_api, llm):
-    assert embedding_engine.status()["projects"][0]["embedded"] == 0
+    assert embedding_engine.status().projects[0].embedded == 0
     fake_api.script("`parse_config` reads the TOML configuration file at path {cite:E1}.")
     ans = ask(AskRequest("how is the TOML configuration file parsed?"), embedding_engine, llm=llm)
     assert ans.state != "FAIL", ans.to_json()

@@ -34,13 +34,9 @@ def retrieve(
 
 
 def embedding_eta(source: EvidenceSource) -> float | None:
-    """Seconds until every project is embedded, when the source reports it (Engine.status)."""
-    status = getattr(source, "status", None)
-    if status is None:
-        return None
-    etas = [p.get("embedEtaS") for p in status().get("projects", [])]
-    known = [float(e) for e in etas if isinstance(e, int | float)]
-    return max(known) if known else None
+    """Seconds until every project is embedded, when the source reports it (the engine does)."""
+    eta = getattr(source, "embedding_eta_s", None)
+    return eta() if callable(eta) else None
 
 
 def min_score(params: SearchParams) -> float:
