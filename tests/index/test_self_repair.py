@@ -8,12 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tests.conftest import write_tree
+from tests.engine.fixtures import SAMPLE_FILES
 
 from code_compass.engine import Engine
 from code_compass.settings import EngineSettings
 from code_compass.validation import validate_search
-from tests.conftest import write_tree
-from tests.engine.fixtures import SAMPLE_FILES
 
 
 def _paths(engine: Engine, query: str) -> list[str]:

@@ -12,9 +12,7 @@ def published(storage: Path) -> list[Path]:
     return sorted((storage / "projects").glob("*/buffers/*"))
 
 
-async def test_end_of_stdin_exits_0_and_cleans_up(
-    start: Any, alpha: Path, tmp_path: Path
-) -> None:
+async def test_end_of_stdin_exits_0_and_cleans_up(start: Any, alpha: Path, tmp_path: Path) -> None:
     s = await start([alpha])
     await s.wait_indexed()
     s.open(alpha / "checkout.py", "def unsaved_marker():\n    pass\n")

@@ -25,9 +25,7 @@ async def names(s: Session) -> list[str]:
     return [p["name"] for p in (await s.request("codeCompass/status", {}))["projects"]]
 
 
-async def test_duplicate_folder_names_get_unique_project_names(
-    start: Any, tmp_path: Path
-) -> None:
+async def test_duplicate_folder_names_get_unique_project_names(start: Any, tmp_path: Path) -> None:
     first = write(tmp_path / "one" / "shop", {"a.py": "def alpha_only():\n    pass\n"})
     second = write(tmp_path / "two" / "shop", {"b.py": "def beta_only():\n    pass\n"})
     s = await start([first, second])
