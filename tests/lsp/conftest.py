@@ -114,6 +114,7 @@ async def start(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
         settings: dict[str, Any] | None = NO_EMBED,
         *,
         root_uri_only: bool = False,
+        root_path_only: bool = False,
         capabilities: types.ClientCapabilities = CAPABILITIES,
         init_options: dict[str, Any] | None = None,
         env: dict[str, str] | None = None,
@@ -140,6 +141,8 @@ async def start(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
         )
         if root_uri_only:
             params.root_uri = folders[0].as_uri()
+        elif root_path_only:  # what clients older than LSP 3.0 send
+            params.root_path = str(folders[0])
         else:
             params.workspace_folders = [
                 types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders
