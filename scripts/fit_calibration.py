@@ -73,7 +73,7 @@ def collect(split: str) -> list[dict[str, Any]]:
         try:
             name = engine.add_project(corpus_dir(corpus))
             project = engine.project(name)
-            semantic = engine._semantic  # the engine's semantic channel (set when embeddings load)
+            semantic = engine.embeddings.semantic_channel()  # None until the model loads
             assert semantic is not None, "embeddings are off: build the model first"
             for q in qs:
                 params = validate_search(q["question"], TOP_K, project=name)
