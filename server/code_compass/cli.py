@@ -16,13 +16,19 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from code_compass import __version__
-from code_compass.constants import DEFAULT_MAX_FILE_KB
+from code_compass.constants import (
+    DEFAULT_MAX_FILE_KB,
+    MAX_PATH_PREFIX_CHARS,
+    MAX_QUERY_CHARS,
+    MAX_TOP_K,
+    MIN_TOP_K,
+)
 from code_compass.engine import Engine
 from code_compass.engine_status import status_to_json
 from code_compass.errors import InputError
 from code_compass.records import SearchHit, search_meta, search_reason
 from code_compass.settings import EngineSettings, parse_settings
-from code_compass.validation import SEARCH_MODES, validate_search
+from code_compass.validation import SEARCH_MODES, clamp_top_k, validate_search
 
 EXIT_BAD_INPUT = 2
 ENV_LOG_LEVEL = "CODE_COMPASS_LOG"  # DEBUG, INFO, WARNING (default) or ERROR; -v means INFO
@@ -66,13 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", help="search the index (indexes first if needed)")
     _common(p)
-    p.add_argument("query", nargs="?", help="what to look for")
+    p.add_argument("query", nargs="?", help=f"what to look for (at most {MAX_QUERY_CHARS} chars)")
     p.add_argument("--queries", type=Path, help="JSONL file of {id, query} for batch search")
-    p.add_argument("--top-k", type=float, default=None)
+    _filters(p)
     p.add_argument("--mode", choices=SEARCH_MODES, default="hybrid")
-    p.add_argument("--path-prefix")
-    p.add_argument("--language")
-    p.add_argument("--min-score", type=float, default=None)
     p.add_argument("--project", help="project name to search, or '*' for all projects")
 
     p = sub.add_parser("status", help="what is indexed")
@@ -82,10 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("question")
     p.add_argument("--conversation", help="conversation id to continue")
-    p.add_argument("--top-k", type=float, default=None)
-    p.add_argument("--path-prefix")
-    p.add_argument("--language")
-    p.add_argument("--min-score", type=float, default=None)
+    _filters(p)
 
     p = sub.add_parser("depth", help="the depth controller's decision alone")
     p.add_argument("question")
@@ -107,6 +107,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-file-kb", type=int, help="skip files larger than this (default 1000)")
     p.add_argument("-v", "--verbose", action="store_true")
     return parser
+
+
+def _filters(p: argparse.ArgumentParser) -> None:
+    """The search filters `search` and `ask` share, with their limits (docs/rules.md)."""
+    p.add_argument(
+        "--top-k",
+        type=float,
+        default=None,
+        help=f"hits to return, clamped to {MIN_TOP_K}..{MAX_TOP_K} (said on stderr)",
+    )
+    p.add_argument(
+        "--path-prefix",
+        help="only paths under this folder: relative, or absolute inside the workspace; "
+        f"no '..', at most {MAX_PATH_PREFIX_CHARS} chars",
+    )
+    p.add_argument("--language", help="only files of this indexed language (e.g. python)")
+    p.add_argument("--min-score", type=float, default=None, help="between 0 and 1 (default 0.6)")
 
 
 def _settings(args: argparse.Namespace) -> EngineSettings:
@@ -159,12 +176,51 @@ def _search_params(args: argparse.Namespace, query: Any) -> Any:
     return validate_search(
         query,
         args.top_k,
-        args.path_prefix,
+        _relative_prefix(args.path_prefix, args.workspace or [Path.cwd()]),
         args.language,
         args.min_score,
         mode=args.mode,
         project=args.project,
     )
+
+
+def _relative_prefix(prefix: str | None, roots: list[Path]) -> str | None:
+    """An absolute --path-prefix inside a workspace becomes relative to it; outside: bad input."""
+    if not prefix or not Path(prefix).is_absolute():
+        return prefix
+    target = Path(prefix).expanduser().resolve()
+    for root in roots:
+        try:
+            rel = target.relative_to(Path(root).expanduser().resolve())
+        except ValueError:
+            continue
+        return rel.as_posix() if rel.parts else None
+    listed = ", ".join(str(r) for r in roots)
+    raise InputError("--path-prefix", f"{prefix} is outside the workspace ({listed})")
+
+
+def _note_top_k(args: argparse.Namespace) -> None:
+    """Say so when --top-k was clamped into its limits (docs/rules.md: top-k-clamp)."""
+    asked = args.top_k
+    if asked is not None and not MIN_TOP_K <= asked <= MAX_TOP_K:
+        kept = clamp_top_k(asked)
+        print(
+            f"code-compass: --top-k {asked:g} is outside {MIN_TOP_K}..{MAX_TOP_K}; using {kept}",
+            file=sys.stderr,
+        )
+
+
+def _check_language(engine: Engine, params: Any) -> None:
+    """A --language the workspace has no file of is a typo, not an empty answer."""
+    if params.language is None:
+        return
+    indexed = engine.languages(params.project)
+    if params.language not in indexed:
+        raise InputError(
+            "--language",
+            f"'{params.language}' is not a language of this workspace; "
+            f"indexed: {', '.join(indexed) or 'none'}",
+        )
 
 
 def _format_hit(h: SearchHit) -> str:
@@ -197,9 +253,11 @@ def cmd_search(args: argparse.Namespace) -> int:
     engine, names = _open_engine(args)
     try:
         engine.index(embed=False, background_embed=False)  # stat-only diff when unchanged
+        _note_top_k(args)
         for qid, params in batch:
             if params.project is None:
                 params = _with_project(params, names[0] if len(names) == 1 else None)
+            _check_language(engine, params)
             t0 = time.perf_counter()
             hits = engine.search(params)
             took = (time.perf_counter() - t0) * 1000
@@ -300,7 +358,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     params: dict[str, Any] = {"query": args.question, "conversationId": args.conversation}
     for key, value in (
         ("topK", args.top_k),
-        ("pathPrefix", args.path_prefix),
+        ("pathPrefix", _relative_prefix(args.path_prefix, args.workspace or [Path.cwd()])),
         ("language", args.language),
         ("minScore", args.min_score),
     ):
@@ -312,8 +370,11 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     engine, names = _open_engine(args)
     try:
         engine.index(embed=False, background_embed=False)
+        _note_top_k(args)
         if len(names) > 1:
             params["project"] = "*"
+        if args.language is not None:
+            _check_language(engine, AskRequest.from_json(params).validated())
         stream = not args.json and sys.stdout.isatty()
         answer = engine.ask(
             params, on_text=(lambda t: print(t, end="", flush=True)) if stream else None

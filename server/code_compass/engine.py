@@ -287,6 +287,9 @@ class Engine:
     def count_mentions(self, name: str, project: str | None) -> tuple[int, int]:
         return self.search_service.count_mentions(name, project)
 
+    def languages(self, project: str | None = None) -> list[str]:
+        return self.search_service.languages(project)
+
     def nearby_terms(self, query: str, limit: int) -> list[str]:
         return self.search_service.nearby_terms(query, limit)
 

@@ -96,9 +96,11 @@ def test_top_k_is_clamped(ws: Path, tmp_path: Path) -> None:
     out = run("search", "config", "--workspace", str(ws), "--top-k", "0", "--mode", "lexical",
               "--json", storage=st)  # fmt: skip
     assert out.returncode == 0 and len(json.loads(out.stdout)["hits"]) == 1
+    assert "--top-k 0 is outside 1..20; using 1" in out.stderr  # said, not silent
     out = run("search", "config", "--workspace", str(ws), "--top-k", "500", "--mode", "lexical",
               "--json", storage=st)  # fmt: skip
     assert out.returncode == 0 and len(json.loads(out.stdout)["hits"]) <= 20
+    assert "--top-k 500 is outside 1..20; using 20" in out.stderr
 
 
 @pytest.mark.parametrize(
@@ -157,3 +159,28 @@ def test_serve_applies_the_log_level_variable() -> None:
     assert " INFO pygls" in chatty.stderr  # the server's start-up, at the level asked for
     bad = _serve("loud")
     assert bad.returncode == 2 and "CODE_COMPASS_LOG: unknown level 'LOUD'" in bad.stderr
+
+
+def test_an_unknown_language_exits_2_listing_the_indexed_ones(ws: Path, tmp_path: Path) -> None:
+    out = run("search", "config", "--workspace", str(ws), "--language", "klingon",
+              storage=tmp_path / "st")  # fmt: skip
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "'klingon' is not a language of this workspace; indexed: " in out.stderr
+    assert "python" in out.stderr and "typescript" in out.stderr
+    ok = run("search", "config", "--workspace", str(ws), "--language", "Python", "--json",
+             storage=tmp_path / "st")  # fmt: skip
+    assert ok.returncode == 0 and {h["language"] for h in json.loads(ok.stdout)["hits"]} == {
+        "python"
+    }
+
+
+def test_an_absolute_path_prefix_is_made_relative_or_refused(ws: Path, tmp_path: Path) -> None:
+    inside = run("search", "fetch user profile", "--workspace", str(ws), "--json",
+                 "--path-prefix", str(ws / "src" / "web"), storage=tmp_path / "st")  # fmt: skip
+    assert inside.returncode == 0, inside.stderr
+    hits = json.loads(inside.stdout)["hits"]
+    assert hits and all(h["path"].startswith("src/web/") for h in hits)
+    outside = run("search", "q", "--workspace", str(ws), "--path-prefix", str(tmp_path),
+                  storage=tmp_path / "st2")  # fmt: skip
+    assert outside.returncode == 2
+    assert f"--path-prefix: {tmp_path} is outside the workspace" in outside.stderr

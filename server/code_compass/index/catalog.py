@@ -308,6 +308,10 @@ class Catalog:
     def all_symbol_names(self) -> list[str]:
         return [str(r[0]) for r in self._query("SELECT DISTINCT name FROM symbols")]
 
+    def languages(self) -> set[str]:
+        """The languages of the indexed files (what a `language` filter can match)."""
+        return {str(r[0]) for r in self._query("SELECT DISTINCT language FROM files")}
+
     def check(self) -> bool:
         try:
             return self._query("PRAGMA quick_check")[0][0] == "ok"

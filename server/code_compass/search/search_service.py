@@ -68,6 +68,12 @@ class SearchService:
         code = sum(p.lexical.count(name, categories=CODE_CATEGORIES) for p in scope)
         return docs, code
 
+    def languages(self, project: str | None) -> list[str]:
+        """The languages indexed in a project (or all), sorted."""
+        return sorted(
+            {lang for p in self._projects.scope(project) for lang in p.catalog.languages()}
+        )
+
     def nearby_terms(self, query: str, limit: int) -> list[str]:
         """Symbol names close to the query's words (spelling, prefixes), for suggestions."""
         names: set[str] = set()
