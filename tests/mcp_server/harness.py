@@ -89,12 +89,15 @@ def _text(result: types.CallToolResult) -> str:
     return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
-async def wait_indexed(client: Client, timeout: float = 90.0, **scope: Any) -> None:
-    """Poll search_code until no workspace in scope is still indexing."""
+async def wait_indexed(
+    client: Client, timeout: float = 90.0, *, embedded: bool = False, **scope: Any
+) -> None:
+    """Poll search_code until no workspace in scope is still indexing (and, with `embedded`,
+    until every vector is computed: hybrid ranking is only stable from then on)."""
     deadline = time.monotonic() + timeout
     while True:
         data = await ok(client, "search_code", query="index readiness probe", **scope)
-        if not data["partialIndex"]:
+        if not data["partialIndex"] and not (embedded and data.get("semanticPending")):
             return
         if time.monotonic() > deadline:
             raise AssertionError(f"index not ready in {timeout}s: {data}")
