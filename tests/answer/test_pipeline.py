@@ -321,6 +321,12 @@ def test_several_projects_are_capped_per_project(tmp_path: Path, fake_api, llm):
     for e in ans.evidences:
         per[e.hit.project] = per.get(e.hit.project, 0) + 1
     assert per == {"alpha": 2, "beta": 2}
+    # No project named (what the language server sends for "all folders") is the same scope.
+    unnamed = ask(AskRequest("parse x", top_k=10), src, llm=replace(llm))
+    per = {}
+    for e in unnamed.evidences:
+        per[e.hit.project] = per.get(e.hit.project, 0) + 1
+    assert per == {"alpha": 2, "beta": 2}
     one = ask(AskRequest("parse x", top_k=10, project="alpha"), src, llm=replace(llm))
     assert len(one.evidences) == 4 and {e.hit.project for e in one.evidences} == {"alpha"}
 

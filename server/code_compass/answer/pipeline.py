@@ -22,7 +22,7 @@ from code_compass.answer.request import AskRequest
 from code_compass.answer.reread import reread
 from code_compass.answer.result import Answer
 from code_compass.answer.retrieval import embedding_eta, retrieve
-from code_compass.answer.scope import FixedPlan, plan_scope
+from code_compass.answer.scope import FixedPlan, plan_scope, whole_scope
 from code_compass.answer.scoring import score
 from code_compass.answer.source import EvidenceSource
 from code_compass.answer.stages import Stages
@@ -46,7 +46,7 @@ def ask(
     search or call. `extra_hits` are context the depth controller adds (e.g. what an
     earlier claim cited); `context_pack_text` goes to the prompt as context, redacted."""
     started = time.monotonic()
-    params = request.validated()
+    params = whole_scope(request.validated(), source)
     llm = llm or LlmConfig()
     rewrite = rewrite_query(params.query, llm)
     searched = replace(params, rewrite=rewrite.query)

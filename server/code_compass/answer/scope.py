@@ -6,9 +6,10 @@ The depth controller decides the plan (answer/service.py turns its decision into
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from code_compass.answer.retrieval import ALL_PROJECTS
+from code_compass.answer.source import EvidenceSource
 from code_compass.constants import MAX_CONTEXTS_PER_PROJECT_WIDE, MAX_TOP_K, MIN_TOP_K
 from code_compass.records import SearchParams
 
@@ -30,6 +31,14 @@ class Scope:
     depth: str
     instructions: tuple[str, ...]
     applied: tuple[str, ...]  # the retrieval rules, as reported in confidence.rules
+
+
+def whole_scope(params: SearchParams, source: EvidenceSource) -> SearchParams:
+    """No project named while several are open means all of them: the per-project cap applies
+    (docs/rules.md: ask-per-project-cap), whichever front door left `project` unset."""
+    if params.project is None and len(source.projects()) > 1:
+        return replace(params, project=ALL_PROJECTS)
+    return params
 
 
 def plan_scope(params: SearchParams, plan: FixedPlan | None = None) -> Scope:
