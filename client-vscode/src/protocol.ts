@@ -114,9 +114,20 @@ export interface Answer {
   citations: Citation[];
   evidences: Evidence[];
   suggestions: string[];
+  /** Each claim-making sentence with its support verdict; offsets index `answer`. */
+  sentences?: SentenceVerdict[];
   meta: AnswerMeta;
   /** Echo of the request's conversationId (null when none was sent). */
   conversationId?: string | null;
+}
+
+export interface SentenceVerdict {
+  text: string;
+  start: number;
+  end: number;
+  verdict: "supported" | "weak" | "unsupported" | "uncited";
+  citations: string[];
+  support: number;
 }
 
 /** Streamed text while an ask runs; routed by conversationId (or requestId). */

@@ -6,6 +6,7 @@ from typing import Any
 
 from code_compass.answer.reread import Evidence
 from code_compass.answer.result import Answer, Citation, Confidence
+from code_compass.answer.sentence_check import sentence_verdicts
 from code_compass.answer.stages import Stages
 from code_compass.answer.verify import Verification
 
@@ -63,14 +64,17 @@ def assemble(
     took_ms: int,
 ) -> Answer:
     verification = stages.verification
+    text = verification.text if verification else stages.generation.text
     return Answer(
         state=state,
         confidence=confidence,
         coverage=stages.grounds.coverage,
         depth=stages.scope.depth,
-        answer=verification.text if verification else stages.generation.text,
+        answer=text,
         citations=citations(verification, stages.found.evidences),
         evidences=stages.found.evidences,
         suggestions=suggestions,
         meta=answer_meta(stages, took_ms),
+        # A refusal cites nothing and claims nothing: no sentences to judge.
+        sentences=sentence_verdicts(text, stages.found.evidences) if verification else [],
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from code_compass.answer.reread import Evidence
+from code_compass.answer.sentence_check import SentenceVerdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,8 @@ class Answer:
     evidences: list[Evidence]
     suggestions: list[str]
     meta: dict[str, Any]
+    # Each claim-making sentence with its support verdict (answer/sentence_check.py).
+    sentences: list[SentenceVerdict] = field(default_factory=list)
 
     @property
     def citations_used(self) -> list[str]:
@@ -73,5 +76,6 @@ class Answer:
             "citationsUsed": self.citations_used,
             "evidences": [e.to_json() for e in self.evidences],
             "suggestions": list(self.suggestions),
+            "sentences": [s.to_json() for s in self.sentences],
             "meta": dict(self.meta),
         }
