@@ -366,15 +366,14 @@ def _cmd_ask(args: argparse.Namespace) -> int:
             params[key] = value
     from code_compass.answer.request import AskRequest
 
-    AskRequest.from_json(params).validated()  # bad input: exit 2 before anything is opened
+    checked = AskRequest.from_json(params).validated()  # bad input: exit 2 before opening
     engine, names = _open_engine(args)
     try:
         engine.index(embed=False, background_embed=False)
         _note_top_k(args)
         if len(names) > 1:
             params["project"] = "*"
-        if args.language is not None:
-            _check_language(engine, AskRequest.from_json(params).validated())
+        _check_language(engine, checked)
         stream = not args.json and sys.stdout.isatty()
         answer = engine.ask(
             params, on_text=(lambda t: print(t, end="", flush=True)) if stream else None

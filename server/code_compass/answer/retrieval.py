@@ -11,8 +11,7 @@ from dataclasses import replace
 from code_compass.answer.source import EvidenceSource
 from code_compass.constants import MAX_CONTEXTS_PER_PROJECT_WIDE, MAX_TOP_K
 from code_compass.records import SearchHit, SearchParams, SearchResult
-
-ALL_PROJECTS = "*"
+from code_compass.validation import ALL_PROJECTS
 
 
 def retrieve(

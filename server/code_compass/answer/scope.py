@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from code_compass.answer.retrieval import ALL_PROJECTS
 from code_compass.answer.source import EvidenceSource
 from code_compass.constants import MAX_CONTEXTS_PER_PROJECT_WIDE, MAX_TOP_K, MIN_TOP_K
 from code_compass.records import SearchParams
+from code_compass.validation import ALL_PROJECTS
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,15 +13,13 @@ import re
 from dataclasses import dataclass
 
 from code_compass.answer.reread import Evidence
-from code_compass.answer.verify import is_claim
+from code_compass.answer.verify import CITE_ID, LIST_MARKER, is_claim
 from code_compass.depth.terms import content_terms
 
 SUPPORTED_SHARE = 0.6  # of a sentence's topic terms found in what it cites
 WEAK_SHARE = 0.3
 
-_CITE = re.compile(r"\[(E\d+)\]")
 _FENCE = re.compile(r"^\s*```")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 # A sentence ends at . ! or ? followed by space, unless what follows is its own citation.
 _BREAK = re.compile(r"(?<=[.!?])\s+(?!\[E\d+\])")
 
@@ -59,7 +57,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             continue
         if in_code or not body.strip() or body.lstrip().startswith("#"):
             continue
-        bullet = _BULLET.match(body)
+        bullet = LIST_MARKER.match(body)
         pos = bullet.end() if bullet else len(body) - len(body.lstrip())
         for piece in _BREAK.split(body[pos:]):
             at = body.find(piece, pos)
@@ -76,11 +74,11 @@ def sentence_verdicts(text: str, evidences: list[Evidence]) -> list[SentenceVerd
         sentence = text[start:end]
         if not is_claim(sentence):
             continue
-        cited = tuple(dict.fromkeys(i for i in _CITE.findall(sentence) if i in by_id))
+        cited = tuple(dict.fromkeys(i for i in CITE_ID.findall(sentence) if i in by_id))
         if not cited:
             out.append(SentenceVerdict(sentence, start, end, "uncited", (), 0.0))
             continue
-        terms = content_terms(_CITE.sub(" ", sentence))
+        terms = content_terms(CITE_ID.sub(" ", sentence))
         backing: set[str] = set()
         for i in cited:
             e = by_id[i]

@@ -23,7 +23,7 @@ from code_compass.constants import CLAIM_MIN_WORDS
 from code_compass.query.language import detect_language, question_language
 
 _CITE_GROUP = re.compile(r"[ \t]*\[\s*(E\d+(?:\s*[,;]\s*E\d+)*)\s*\]")
-_CITE = re.compile(r"\[(E\d+)\]")
+CITE_ID = re.compile(r"\[(E\d+)\]")
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _SNAKE = re.compile(r"(?<![\w.])_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
@@ -48,7 +48,7 @@ _ABOUT_EVIDENCE = re.compile(
     r"kontext|gefunden|zeigt|enthalt|enthält|fornit|trovat",
     re.I,
 )
-_BULLET = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+")
+LIST_MARKER = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+")
 _ABBREV = {"e.g", "i.e", "etc", "vs", "cf"}
 
 
@@ -111,7 +111,7 @@ def sentences(text: str) -> list[str]:
     citation-only fragments glued back to the sentence they follow."""
     out: list[str] = []
     for line in _FENCE.sub("\n", text).splitlines():
-        line = _BULLET.sub("", line).strip()
+        line = LIST_MARKER.sub("", line).strip()
         if not line or line.startswith("#"):
             continue
         for piece in re.split(r"(?<=[.!?])\s+", line):
@@ -126,7 +126,7 @@ def sentences(text: str) -> list[str]:
 
 
 def is_claim(sentence: str) -> bool:
-    bare = _CITE.sub("", sentence).strip()
+    bare = CITE_ID.sub("", sentence).strip()
     if bare.endswith(":") or len(bare.split()) < CLAIM_MIN_WORDS:
         return False
     # "The evidence does not show X" states what is missing: no citation needed
@@ -136,7 +136,7 @@ def is_claim(sentence: str) -> bool:
 
 def identifiers(sentence: str) -> list[str]:
     """Code-looking tokens of a sentence (paths excluded; they are checked separately)."""
-    bare = _CITE.sub("", sentence)
+    bare = CITE_ID.sub("", sentence)
     found: list[str] = []
     for m in _BACKTICK.finditer(bare):
         inner = m.group(1).strip()
@@ -157,7 +157,7 @@ def identifiers(sentence: str) -> list[str]:
 
 
 def paths(sentence: str) -> list[str]:
-    bare = _CITE.sub("", sentence)
+    bare = CITE_ID.sub("", sentence)
     out = []
     for m in _PATH.finditer(bare):
         tok = m.group(0).rstrip(".,;:")
@@ -209,7 +209,7 @@ def _path_known(tok: str, evidences: list[Evidence]) -> bool:
 def verify(text: str, evidences: list[Evidence], question: str) -> Verification:
     by_id = {e.id: e for e in evidences}
     cleaned, removed = strip_unknown_citations(text, set(by_id))
-    cited_order = list(dict.fromkeys(_CITE.findall(cleaned)))
+    cited_order = list(dict.fromkeys(CITE_ID.findall(cleaned)))
     result = Verification(
         text=cleaned,
         citations_used=[i for i in cited_order if i in by_id],
@@ -225,14 +225,14 @@ def verify(text: str, evidences: list[Evidence], question: str) -> Verification:
         if not is_claim(sent):
             continue
         result.claims += 1
-        cited = [by_id[i] for i in _CITE.findall(sent) if i in by_id]
+        cited = [by_id[i] for i in CITE_ID.findall(sent) if i in by_id]
         if not cited:
             result.uncited_claims.append(sent)
         unknown.extend(_unknown_identifiers(sent, _evidence_text(cited) if cited else all_text))
     result.unknown_identifiers = list(dict.fromkeys(unknown))
     result.invented_paths = list(dict.fromkeys(invented))
     # Removal above makes a surviving fabricated citation impossible; keep it checked.
-    assert all(i in by_id for i in _CITE.findall(cleaned)), "fabricated citation survived"
+    assert all(i in by_id for i in CITE_ID.findall(cleaned)), "fabricated citation survived"
     return result
 
 
