@@ -27,7 +27,7 @@ PACKAGE = "code_compass"
 REPO = Path(__file__).resolve().parent.parent
 
 # Shared leaves: records, limits, errors and the JSON-lines log writer every layer may use.
-LEAVES = {"__init__", "constants", "errors", "records", "jsonl_log", "storage"}
+LEAVES = {"__init__", "cancellation", "constants", "errors", "records", "jsonl_log", "storage"}
 # The engine side: everything below the front doors.
 CORE = LEAVES | {
     "validation",

@@ -127,6 +127,14 @@ LENS_MAX_LOCATIONS = 50  # locations per lens peek, docs and code together (the 
 LENS_SCAN_CHUNKS = 400  # passages read per kind to count a lens; beyond it the count says "≥"
 RESOLVE_BUDGET_S = 0.15  # jedi's time per hover; over it, the name lookup answers (by name)
 LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms
+# Request lanes (lsp/lanes.py): hovers and lenses never queue behind searches and asks.
+LSP_INTERACTIVE_WORKERS = 2
+LSP_BULK_WORKERS = 2  # searches and asks in parallel; the machine's cores, not more
+LSP_BULK_QUEUE_MAX = 1000  # searches/asks waiting; past it refused at once (-32803)
+LSP_RECENT_IDS = 10_000  # request ids remembered to refuse a reused one (answered once)
+LSP_POPUP_INTERVAL_S = 60.0  # the same window/showMessage at most once a minute
+LSP_POPUPS_PER_HOUR = 10  # all pop-ups together; the rest go to the log (window/logMessage)
+LSP_LOG_MESSAGES_PER_S = 20  # window/logMessage about rejected input, per second
 
 # --- MCP server (server/code_compass/mcp) ---
 MCP_OPEN_FILE_MAX_LINES = 400  # lines per open_file call; the result says where to continue
@@ -141,6 +149,10 @@ MCP_ROOTS_WAIT_S = 10.0  # a tool call waits this long for the client's roots be
 SHARED_BUFFERS_MAX_TOTAL_BYTES = 32 * DEFAULT_MAX_FILE_BYTES  # all open buffers of one process
 SHARED_BUFFER_HEARTBEAT_S = 2.0  # the publisher touches its heartbeat file this often
 SHARED_BUFFER_STALE_S = 10.0  # a heartbeat older than this: the publisher is gone (or hung)
+# Unsaved buffers held in memory (index/buffers.py, lsp/open_documents.py); past a cap the
+# disk text is the truth for that document.
+EDITOR_BUFFER_MAX_CHARS = 2 * DEFAULT_MAX_FILE_BYTES  # one open document
+EDITOR_BUFFERS_MAX_TOTAL_CHARS = 64 * DEFAULT_MAX_FILE_BYTES  # all open documents together
 
 # --- Embedding engine (server/code_compass/embed/) ---
 EMBED_MODEL_FILE = "minilm-l6-int8.onnx"  # under models/build (git-ignored, built by scripts/setup)

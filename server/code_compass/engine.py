@@ -228,8 +228,8 @@ class Engine:
     # --- buffers (unsaved editor text is the truth for an open document) ---
     def set_buffer(self, abs_path: Path, text: str) -> None:
         """Record an editor buffer; the scheduler re-indexes it first of all its work."""
-        self.buffers.set(abs_path, text)
-        self._buffer_changed(abs_path, text)
+        kept = self.buffers.set(abs_path, text)  # False over a memory cap: the disk is the truth
+        self._buffer_changed(abs_path, text if kept else None)
 
     def clear_buffer(self, abs_path: Path) -> None:
         self.buffers.clear(abs_path)

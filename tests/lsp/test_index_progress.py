@@ -18,7 +18,7 @@ async def test_progress_begins_as_documented_and_ui_cancel_stops_the_pass(
     big = many_files(tmp_path / "big", 500)
     s = await start([big])
     deadline = time.monotonic() + 20
-    while not s.client.progress_reports:
+    while not any(s.client.progress_reports.values()):  # the token, then its begin
         assert time.monotonic() < deadline, "no progress token"
         await asyncio.sleep(0.02)
     token, reports = next(iter(s.client.progress_reports.items()))

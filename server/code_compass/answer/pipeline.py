@@ -28,6 +28,7 @@ from code_compass.answer.source import EvidenceSource
 from code_compass.answer.stages import Stages
 from code_compass.answer.suggestions import suggest
 from code_compass.answer.verify import verify_answer
+from code_compass.cancellation import cancellable, check_cancelled
 from code_compass.records import SearchHit, SearchResult
 
 
@@ -48,12 +49,16 @@ def ask(
     started = time.monotonic()
     params = whole_scope(request.validated(), source)
     llm = llm or LlmConfig()
+    on_text = cancellable(on_text)  # cancellation: a cancelled ask stops its LLM stream
     rewrite = rewrite_query(params.query, llm)
+    check_cancelled()
     searched = replace(params, rewrite=rewrite.query)
     scope = plan_scope(params, plan)
     hits = retrieve(source, searched, scope.top_k, extra_hits)
+    check_cancelled()
     found = reread(hits, source)
     grounds = check_grounds(params, source, found, rewrite.query.language)
+    check_cancelled()
     given = PromptInput(
         params.query,
         found.evidences,
@@ -63,6 +68,7 @@ def ask(
         scope.instructions,
     )
     generation = generate(grounds.refusal, given, llm, on_text)
+    check_cancelled()
     verification = (
         verify_answer(
             generation.text, found.evidences, params.query, extractive=generation.extractive

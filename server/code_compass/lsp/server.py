@@ -1,9 +1,10 @@
 """The Code Compass language server (pygls 2.x, stdio): `code-compass serve`.
 
 `create_server()` registers each LSP method exactly once and delegates to small feature
-classes (esbonio-style). Threads:
+classes (esbonio-style). Every request is answered exactly once (`lsp/protocol.py`). Threads:
 - the asyncio event loop only parses messages and dispatches;
-- a request pool runs the blocking engine calls (search, hover, lens, ask, status);
+- two request lanes run the blocking engine calls (`lsp/lanes.py`): interactive (hover, lens,
+  status) and bulk (search, ask, reindex), so a burst of searches never delays a hover;
 - one ordered "buffer lane" applies didOpen/didChange/didClose to the engine;
 - the engine's index scheduler writes the index on its own thread; the server only asks it
   for work and hears its progress (`IndexProgressReporter`); nothing else waits for it.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import sys
@@ -22,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import attrs
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcServerNotInitialized
@@ -34,10 +37,15 @@ from pygls.protocol import (
 )
 
 from code_compass import __version__
+from code_compass.cancellation import Cancelled
 from code_compass.engine_status import EngineStatus, ProjectStatus, project_to_json
 from code_compass.errors import InputError
+from code_compass.lsp.client_messages import ClientMessages
+from code_compass.lsp.lanes import Lane, Lanes
+from code_compass.lsp.open_documents import OpenDocuments
 from code_compass.lsp.params import invalid_params
 from code_compass.lsp.progress import INDEX_STATE, IndexProgressReporter
+from code_compass.lsp.protocol import CodeCompassProtocol
 from code_compass.records import JsonObject
 
 if TYPE_CHECKING:
@@ -46,7 +54,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-REQUEST_WORKERS = 4  # hover, lens, search and ask in parallel; engine calls release the GIL
 SHUTDOWN_JOIN_S = 10.0
 
 
@@ -63,7 +70,10 @@ def converter_factory() -> cattrs.Converter:
     conv = _default_converter()
 
     def keep_json(obj: dict[str, Any], cls: type) -> Any:
-        return cls(**obj)
+        # Only the fields the record has (a missing `params` is None, extra keys are dropped):
+        # a request for an unknown method must still reach the -32601 answer.
+        names = [a.name for a in attrs.fields(cls)]
+        return cls(**{name: obj.get(name) for name in names})
 
     conv.register_structure_hook(JsonRPCRequestMessage, keep_json)
     conv.register_structure_hook(JsonRPCNotification, keep_json)
@@ -78,12 +88,15 @@ class CodeCompassServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             converter_factory=converter_factory,
+            protocol_cls=CodeCompassProtocol,
         )
         self.engine: Engine | None = None  # owns the settings (engine.settings_store)
         self.folders: dict[str, str] = {}  # workspace folder URI -> project name
         self.roots: dict[str, Path] = {}  # project name -> folder path (for file links)
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.requests = ThreadPoolExecutor(REQUEST_WORKERS, thread_name_prefix="cc-request")
+        self.lanes = Lanes()
+        self.messages = ClientMessages(self.notify_threadsafe)
+        self.documents = OpenDocuments(self._in_workspace)
         self.buffer_lane = ThreadPoolExecutor(1, thread_name_prefix="cc-buffers")
         self._closed = threading.Event()
         self.exit_code = 0
@@ -99,14 +112,26 @@ class CodeCompassServer(LanguageServer):
             raise JsonRpcServerNotInitialized("the server is not initialized yet")
         return self.engine
 
-    async def run_blocking(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a blocking engine call in the request pool; InputError -> -32602."""
-        loop = asyncio.get_running_loop()
-        self.loop = loop
+    def _in_workspace(self, path: Path) -> bool:
+        engine = self.engine
+        return engine is not None and engine.project_for_path(path) is not None
+
+    async def run_bulk(self, fn: Callable[..., T], *args: Any) -> T:
+        """`run_blocking` on the bulk lane: searches, asks, reindex, workspace changes."""
+        return await self.run_blocking(fn, *args, lane=Lane.BULK)
+
+    async def run_blocking(
+        self, fn: Callable[..., T], *args: Any, lane: Lane = Lane.INTERACTIVE
+    ) -> T:
+        """Run a blocking engine call on a request lane; InputError -> -32602; a cancelled
+        request -> -32800 (pygls answers it when the awaiting task ends cancelled)."""
+        self.loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self.requests, fn, *args)
+            return await self.lanes.run(lane, fn, *args)
         except InputError as err:
             raise invalid_params(err) from None
+        except Cancelled:
+            raise asyncio.CancelledError() from None
         except (JsonRpcException, asyncio.CancelledError, KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # incl. Rust panics (pyo3 PanicException is a
@@ -128,6 +153,20 @@ class CodeCompassServer(LanguageServer):
 
     def notify_threadsafe(self, method: str, params: Any) -> None:
         self.call_in_loop(lambda: self.protocol.notify(method, params))
+
+    def window_show_message(self, params: types.ShowMessageParams) -> None:
+        """Every pop-up goes through the rate limit (`lsp/client_messages.py`)."""
+        self.messages.show(params.type, params.message)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls reports here what it could not handle. A body that is not JSON gets -32700
+        (id null); the rest is logged, never shown as a pop-up (the user cannot act on it)."""
+        if isinstance(error, json.JSONDecodeError | UnicodeDecodeError):
+            protocol = self.protocol
+            if isinstance(protocol, CodeCompassProtocol):
+                protocol.answer_parse_error(str(error))
+            return
+        self.messages.log(types.MessageType.Error, f"Code Compass: {type(error).__name__}: {error}")
 
     def client_supports_progress(self) -> bool:
         caps = self.protocol.client_capabilities
@@ -165,7 +204,7 @@ class CodeCompassServer(LanguageServer):
         if engine is not None and not engine.scheduler.stop(SHUTDOWN_JOIN_S):
             log.warning("indexing thread did not stop within %ss", SHUTDOWN_JOIN_S)
         self.buffer_lane.shutdown(wait=True, cancel_futures=True)
-        self.requests.shutdown(wait=True, cancel_futures=True)
+        self.lanes.shutdown()
         engine, self.engine = self.engine, None
         if engine is not None:
             try:

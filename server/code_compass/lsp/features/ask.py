@@ -35,4 +35,4 @@ class AskFeature:
             answer: dict[str, Any] = engine.ask(request.body, on_text=on_text)
             return answer
 
-        return await ls.run_blocking(run)
+        return await ls.run_bulk(run)

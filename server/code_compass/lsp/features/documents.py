@@ -1,6 +1,7 @@
 """Unsaved buffers: for an open document the server's truth is the editor's text.
 
-pygls keeps the document (full or incremental sync) before our handlers run; we hand
+The protocol keeps the document (full or incremental sync, within the bounds of
+lsp/open_documents.py) before these handlers run, which see only documents it kept; we hand
 its text to the engine on one ordered lane, so a burst of keystrokes costs one engine
 update per pause (only the newest text is applied) and never blocks the event loop.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,10 +25,11 @@ log = logging.getLogger(__name__)
 
 
 def document_path(uri: str) -> Path | None:
+    """The normalised path of a `file:` URI (`root/../x` is not under root); else None."""
     if not uri.startswith("file:"):
         return None  # untitled:, git:, vscode-notebook-cell: … are not workspace files
     fs = to_fs_path(uri)
-    return Path(fs) if fs else None
+    return Path(os.path.normpath(fs)) if fs else None
 
 
 class DocumentsFeature:

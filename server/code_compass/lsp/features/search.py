@@ -30,4 +30,4 @@ class SearchFeature:
                 "tookMs": round((time.perf_counter() - t0) * 1000, 2),
             }
 
-        return await ls.run_blocking(run)
+        return await ls.run_bulk(run)

@@ -45,4 +45,4 @@ class StatusFeature:
                 engine.schedule_index(name)
             return {"started": bool(targets), "projects": targets}
 
-        return await ls.run_blocking(run)
+        return await ls.run_bulk(run)

@@ -67,13 +67,13 @@ class WorkspaceFeature:
             for uri, name in folders:
                 self._add_folder(uri, name)
 
-        await ls.run_blocking(open_engine)
+        await ls.run_bulk(open_engine)
 
     async def initialized(self, params: types.InitializedParams) -> None:
         ls = self.ls
         if not self._settings_from_init:
             await self._pull_configuration()
-        await ls.run_blocking(lambda: ls.require_engine().schedule_index())
+        await ls.run_bulk(lambda: ls.require_engine().schedule_index())
 
     # -- folders -----------------------------------------------------------------------
     def _add_folder(self, uri: str, name: str | None) -> str | None:
@@ -117,7 +117,7 @@ class WorkspaceFeature:
                 ls.require_engine().schedule_index(project)
             ls.send_index_state()
 
-        await ls.run_blocking(apply)
+        await ls.run_bulk(apply)
 
     # -- settings ----------------------------------------------------------------------
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
@@ -128,7 +128,7 @@ class WorkspaceFeature:
             await self._pull_configuration()  # pull model (VS Code): settings are null
             return
         engine = self.ls.require_engine()
-        await self.ls.run_blocking(lambda: self._warn(engine.settings_store.merge(raw)))
+        await self.ls.run_bulk(lambda: self._warn(engine.settings_store.merge(raw)))
 
     async def _pull_configuration(self, more_folders: Iterable[str] = ()) -> None:
         """`workspace/configuration`: the window's values, then each folder's (scopeUri)."""
@@ -154,7 +154,7 @@ class WorkspaceFeature:
         answers = dict(zip(uris, result[1:], strict=False))
         folders, warnings = _by_path({uri: answers.get(uri) or {} for uri in uris})
         engine = ls.require_engine()
-        await ls.run_blocking(
+        await ls.run_bulk(
             lambda: self._warn(
                 warnings + engine.settings_store.merge(result[0], folders, complete=True)
             )
@@ -175,14 +175,10 @@ class WorkspaceFeature:
             message += "; embeddings " + ("on" if change.new.embeddings else "off")
         self._notify(types.MessageType.Info, message)
         if change.new.embeddings and "embeddings" in change.fields and engine.embeddings.error:
-            self.ls.notify_threadsafe(
-                types.WINDOW_SHOW_MESSAGE,
-                types.ShowMessageParams(
-                    type=types.MessageType.Warning,
-                    message="Code Compass: embeddings could not start "
-                    f"({engine.embeddings.error}); "
-                    "search stays lexical.",
-                ),
+            self.ls.messages.show(  # the user must act: install or fix the model
+                types.MessageType.Warning,
+                f"Code Compass: embeddings could not start ({engine.embeddings.error}); "
+                "search stays lexical.",
             )
         self.ls.send_index_state()
 
@@ -191,10 +187,7 @@ class WorkspaceFeature:
             self._notify(types.MessageType.Warning, message)
 
     def _notify(self, kind: types.MessageType, message: str) -> None:
-        log.log(logging.WARNING if kind == types.MessageType.Warning else logging.INFO, message)
-        self.ls.notify_threadsafe(
-            types.WINDOW_LOG_MESSAGE, types.LogMessageParams(type=kind, message=message)
-        )
+        self.ls.messages.log(kind, message)
 
     # -- shutdown / exit ---------------------------------------------------------------
     async def shutdown(self, params: Any = None) -> None:

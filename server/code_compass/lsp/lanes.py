@@ -1,0 +1,87 @@
+"""Two lanes for blocking engine work, so a burst of bulk requests never delays the editor.
+
+- interactive: hover, code lens (+ resolve), status — what the user waits for while typing;
+- bulk: search, ask, reindex, workspace changes — each may take seconds, and a client may
+  pipeline hundreds of them.
+
+Each lane is its own thread pool: a hover never queues behind a search. The bulk queue is
+bounded; past it a request is refused at once (-32803, "retry later") instead of waiting
+minutes. Every call carries a cancel token (`code_compass.cancellation`): work still queued is
+dropped when its request is cancelled, work running stops at its next checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from pygls.exceptions import JsonRpcException
+
+from code_compass.cancellation import CancelToken, cancel_scope
+from code_compass.constants import LSP_BULK_QUEUE_MAX, LSP_BULK_WORKERS, LSP_INTERACTIVE_WORKERS
+
+T = TypeVar("T")
+
+REQUEST_FAILED = -32803  # LSP RequestFailed: a valid request the server cannot serve now
+
+
+class Lane(enum.Enum):
+    INTERACTIVE = "interactive"
+    BULK = "bulk"
+
+
+class ServerBusy(JsonRpcException):
+    code = REQUEST_FAILED
+
+
+class Lanes:
+    def __init__(self) -> None:
+        self._pools = {
+            Lane.INTERACTIVE: ThreadPoolExecutor(
+                LSP_INTERACTIVE_WORKERS, thread_name_prefix="cc-interactive"
+            ),
+            Lane.BULK: ThreadPoolExecutor(LSP_BULK_WORKERS, thread_name_prefix="cc-bulk"),
+        }
+        self._lock = threading.Lock()
+        self._bulk_pending = 0
+
+    @property
+    def bulk_pending(self) -> int:
+        return self._bulk_pending
+
+    async def run(self, lane: Lane, fn: Callable[..., T], *args: Any) -> T:
+        """Run `fn(*args)` on `lane` under a fresh cancel token; cancelling the awaiting task
+        (pygls does on `$/cancelRequest`) drops queued work and cancels the token."""
+        token = CancelToken()
+        if lane is Lane.BULK:
+            with self._lock:
+                if self._bulk_pending >= LSP_BULK_QUEUE_MAX:
+                    raise ServerBusy(
+                        f"the server has {self._bulk_pending} searches and questions queued; "
+                        "retry when some have been answered"
+                    )
+                self._bulk_pending += 1
+
+        def call() -> T:
+            token.check()  # cancelled while queued (and the future already running)
+            with cancel_scope(token):
+                return fn(*args)
+
+        try:
+            future = self._pools[lane].submit(call)
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            token.cancel()
+            raise
+        finally:
+            if lane is Lane.BULK:
+                with self._lock:
+                    self._bulk_pending -= 1
+
+    def shutdown(self) -> None:
+        for pool in self._pools.values():
+            pool.shutdown(wait=True, cancel_futures=True)
