@@ -182,7 +182,7 @@ class Client:
         n = 0
         while time.monotonic() < deadline:
             n += 1
-            reply = await self.request(f"ready-{n}", "codeCompass/status", {})
+            reply = await self.request(f"ready-{n}", "codeCompass/status", {}, timeout=120)
             status = reply.get("result") or {}
             projects = status.get("projects", [])
             if not status.get("indexing") and all(p.get("state") == "ready" for p in projects):

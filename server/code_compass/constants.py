@@ -152,7 +152,7 @@ SHARED_BUFFER_STALE_S = 10.0  # a heartbeat older than this: the publisher is go
 # Unsaved buffers held in memory (index/buffers.py, lsp/open_documents.py); past a cap the
 # disk text is the truth for that document.
 EDITOR_BUFFER_MAX_CHARS = 2 * DEFAULT_MAX_FILE_BYTES  # one open document
-EDITOR_BUFFERS_MAX_TOTAL_CHARS = 64 * DEFAULT_MAX_FILE_BYTES  # all open documents together
+EDITOR_BUFFERS_MAX_TOTAL_CHARS = 32 * DEFAULT_MAX_FILE_BYTES  # all open documents together
 
 # --- Embedding engine (server/code_compass/embed/) ---
 EMBED_MODEL_FILE = "minilm-l6-int8.onnx"  # under models/build (git-ignored, built by scripts/setup)

@@ -35,11 +35,12 @@ class Lane(enum.Enum):
 
 
 class ServerBusy(JsonRpcException):
-    code = REQUEST_FAILED
+    CODE = REQUEST_FAILED
 
 
 class Lanes:
-    def __init__(self) -> None:
+    def __init__(self, bulk_queue_max: int = LSP_BULK_QUEUE_MAX) -> None:
+        self.bulk_queue_max = bulk_queue_max
         self._pools = {
             Lane.INTERACTIVE: ThreadPoolExecutor(
                 LSP_INTERACTIVE_WORKERS, thread_name_prefix="cc-interactive"
@@ -59,7 +60,7 @@ class Lanes:
         token = CancelToken()
         if lane is Lane.BULK:
             with self._lock:
-                if self._bulk_pending >= LSP_BULK_QUEUE_MAX:
+                if self._bulk_pending >= self.bulk_queue_max:
                     raise ServerBusy(
                         f"the server has {self._bulk_pending} searches and questions queued; "
                         "retry when some have been answered"
