@@ -90,6 +90,7 @@ class Client:
     notifications: Counter[str] = field(default_factory=Counter)
     waiters: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
     reader: asyncio.Task[None] | None = None
+    ready_polls: int = 0
 
     @classmethod
     async def start(cls, env: dict[str, str] | None = None) -> Client:
@@ -179,10 +180,11 @@ class Client:
 
     async def wait_ready(self, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
-        n = 0
         while time.monotonic() < deadline:
-            n += 1
-            reply = await self.request(f"ready-{n}", "codeCompass/status", {}, timeout=120)
+            self.ready_polls += 1  # ids are never reused (the server refuses a reused id)
+            reply = await self.request(
+                f"ready-{self.ready_polls}", "codeCompass/status", {}, timeout=120
+            )
             status = reply.get("result") or {}
             projects = status.get("projects", [])
             if not status.get("indexing") and all(p.get("state") == "ready" for p in projects):

@@ -4,7 +4,10 @@
 - bulk: search, ask, reindex, workspace changes — each may take seconds, and a client may
   pipeline hundreds of them.
 
-Each lane is its own thread pool: a hover never queues behind a search. The bulk queue is
+Each lane is its own thread pool: a hover never queues behind a search. While interactive work
+is queued or running, bulk work does not start (for at most `LSP_BULK_YIELD_MAX_S` each, so a
+stream of hovers cannot starve searches): the hover then shares the interpreter only with the
+searches already running, not with the next hundred. The bulk queue is
 bounded; past it a request is refused at once (-32803, "retry later") instead of waiting
 minutes. Every call carries a cancel token (`code_compass.cancellation`): work still queued is
 dropped when its request is cancelled, work running stops at its next checkpoint.
@@ -22,7 +25,12 @@ from typing import Any, TypeVar
 from pygls.exceptions import JsonRpcException
 
 from code_compass.cancellation import CancelToken, cancel_scope
-from code_compass.constants import LSP_BULK_QUEUE_MAX, LSP_BULK_WORKERS, LSP_INTERACTIVE_WORKERS
+from code_compass.constants import (
+    LSP_BULK_QUEUE_MAX,
+    LSP_BULK_WORKERS,
+    LSP_BULK_YIELD_MAX_S,
+    LSP_INTERACTIVE_WORKERS,
+)
 
 T = TypeVar("T")
 
@@ -48,7 +56,9 @@ class Lanes:
             Lane.BULK: ThreadPoolExecutor(LSP_BULK_WORKERS, thread_name_prefix="cc-bulk"),
         }
         self._lock = threading.Lock()
+        self._no_interactive = threading.Condition(self._lock)
         self._bulk_pending = 0
+        self._interactive_busy = 0  # queued or running
 
     @property
     def bulk_pending(self) -> int:
@@ -66,8 +76,16 @@ class Lanes:
                         "retry when some have been answered"
                     )
                 self._bulk_pending += 1
+        else:
+            with self._lock:
+                self._interactive_busy += 1
 
         def call() -> T:
+            if lane is Lane.BULK:
+                with self._no_interactive:
+                    self._no_interactive.wait_for(
+                        lambda: self._interactive_busy == 0, LSP_BULK_YIELD_MAX_S
+                    )
             token.check()  # cancelled while queued (and the future already running)
             with cancel_scope(token):
                 return fn(*args)
@@ -79,9 +97,12 @@ class Lanes:
             token.cancel()
             raise
         finally:
-            if lane is Lane.BULK:
-                with self._lock:
+            with self._no_interactive:
+                if lane is Lane.BULK:
                     self._bulk_pending -= 1
+                else:
+                    self._interactive_busy -= 1
+                    self._no_interactive.notify_all()
 
     def shutdown(self) -> None:
         for pool in self._pools.values():
