@@ -215,6 +215,7 @@ class FuzzReport:
     unanswered: int = 0
     duplicates: int = 0  # ids answered more than once
     show_message: int = 0
+    log_message: int = 0
     internal_errors: int = 0  # -32603 answers
     valid_hover_errors: int = 0  # any error answering a valid hover
     valid_hovers: int = 0
@@ -231,6 +232,7 @@ class FuzzReport:
             f"unanswered after {ANSWER_WAIT_S:.0f} s   {self.unanswered}",
             f"ids answered twice       {self.duplicates}",
             f"window/showMessage       {self.show_message}",
+            f"window/logMessage        {self.log_message}",
             f"-32603 answers           {self.internal_errors}",
             f"valid hovers / errors    {self.valid_hovers} / {self.valid_hover_errors}",
             f"error codes              {codes}",
@@ -412,6 +414,7 @@ async def run_fuzz(
                     report.valid_hover_errors += 1
                     report.examples.setdefault("hover error", str(msg["error"])[:300])
         report.show_message = client.notifications["window/showMessage"]
+        report.log_message = client.notifications["window/logMessage"]
         # Still serving?
         final = await client.request("final", "textDocument/hover", fuzz.valid_hover(), 30)
         if "result" not in final:

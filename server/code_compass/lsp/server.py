@@ -27,7 +27,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcServerNotInitialized
+from pygls.exceptions import (
+    FeatureRequestError,
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcServerNotInitialized,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import (
     JsonRPCNotification,
@@ -165,6 +170,9 @@ class CodeCompassServer(LanguageServer):
             protocol = self.protocol
             if isinstance(protocol, CodeCompassProtocol):
                 protocol.answer_parse_error(str(error))
+            return
+        if source is FeatureRequestError:  # already in the request's error answer
+            log.debug("request failed: %s", error)
             return
         self.messages.log(types.MessageType.Error, f"Code Compass: {type(error).__name__}: {error}")
 
