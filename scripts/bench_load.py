@@ -162,12 +162,11 @@ async def run(corpus: str, searches: int, embed: bool, rounds: int) -> None:
             sent_at = time.perf_counter()
             await client.drain()
             i = 0
-            while not all(f.done() for f in futures):
+            while not all(f.done() for f in futures):  # sent while searches are queued
                 ms, _ = await timed(
                     client, f"load-{burst}-{i}", "textDocument/hover", hover_params(i)
                 )
-                if not all(f.done() for f in futures):  # answered while searches were queued
-                    loaded.append(ms)
+                loaded.append(ms)
                 i += 1
                 await asyncio.sleep(HOVER_GAP_S)
             burst_s.append(time.perf_counter() - sent_at)
