@@ -107,6 +107,13 @@ class IndexScheduler:
             indexer = ProjectIndexer(project, self._scan_for(project.root), on_paths_replaced)
             self._indexers[project.name] = indexer
             self._phase[project.name] = IndexProgress(project.name, "idle")
+        # A read that finds damage asks for a full run: its writer repairs the stores first.
+        name = project.name
+
+        def repair(_why: str) -> None:
+            self.submit_full(name)
+
+        project.on_damage = repair
 
     def detach(self, project: str, timeout: float = 30.0) -> None:
         """Cancel the project's jobs, wait out the running one, forget it."""
