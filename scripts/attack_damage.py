@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.reliability.attacks import (  # noqa: E402 - after the path insert
+from tests.reliability.attacks import (
     DAMAGE_MODES,
     Tally,
     fresh_state,

@@ -68,19 +68,22 @@ class Tally:
         return [o for outs in self.rows.values() for o in outs if not o.held]
 
 
-def module_text(i: int, salt: int, funcs: int = 6) -> str:
+def module_text(i: int, salt: int, funcs: int = 6, *, keep_defs: bool = False) -> str:
+    """A module of `funcs` functions; `keep_defs`: only the docstring changes with `salt`
+    (the functions' chunks keep their ids, as in most real edits)."""
+    names = 0 if keep_defs else salt
     body = "\n\n".join(
-        f"def f{i}_{j}_{salt}(x):\n    '''Helper {j} of module {i}.'''\n    return x + {j}\n"
+        f"def f{i}_{j}_{names}(x):\n    '''Helper {j} of module {i}.'''\n    return x + {j}\n"
         for j in range(funcs)
     )
     return f'"""Module {i}, revision {salt}."""\n\n{body}'
 
 
-def write_workspace(ws: Path, files: int, salt: int) -> Path:
+def write_workspace(ws: Path, files: int, salt: int, *, keep_defs: bool = False) -> Path:
     for i in range(files):
         path = ws / "pkg" / f"m{i}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(module_text(i, salt), encoding="utf-8")
+        path.write_text(module_text(i, salt, keep_defs=keep_defs), encoding="utf-8")
     return ws
 
 
@@ -246,9 +249,10 @@ def run_damage_case(
 
 
 def phase_windows(tmp: Path, ws: Path, *, embed: bool) -> dict[str, tuple[float, float]]:
-    """When each phase of `index` runs, measured on a reference run of the same size: the
-    process's start to the first output line is scanning and parsing (split at a third),
-    then committing, then embedding. Kills drawn inside a window hit that phase."""
+    """When each phase of `index` runs, in seconds after it announces its start, measured on a
+    reference run of the same size: the lexical part split into scanning (first 15 %), parsing
+    and the commits (last 30 %), then embedding. Kills drawn inside a window hit that phase
+    (roughly: the windows are estimates)."""
     storage = tmp / f"timing-{time.monotonic_ns()}"
     env = {**os.environ, "CODE_COMPASS_ANNOUNCE_START": "1"}
     t0 = time.monotonic()
@@ -261,18 +265,16 @@ def phase_windows(tmp: Path, ws: Path, *, embed: bool) -> dict[str, tuple[float,
     started = time.monotonic() - t0
     proc.wait()
     lexical_done = time.monotonic() - t0
+    span = lexical_done - started  # kill_during() sleeps from the announcement on
     windows = {
-        "scan": (started, started + (lexical_done - started) * 0.15),
-        "parse": (
-            started + (lexical_done - started) * 0.15,
-            started + (lexical_done - started) * 0.7,
-        ),
-        "commit": (started + (lexical_done - started) * 0.7, lexical_done),
+        "scan": (0.0, span * 0.15),
+        "parse": (span * 0.15, span * 0.7),
+        "commit": (span * 0.7, span),
     }
     if embed:
         t1 = time.monotonic()
         subprocess.run(index_cmd(storage, ws, embed=True), capture_output=True, check=True)
-        windows["embed"] = (lexical_done, lexical_done + (time.monotonic() - t1))
+        windows["embed"] = (span, span + (time.monotonic() - t1))
     return windows
 
 
@@ -320,3 +322,80 @@ def delays(window: tuple[float, float], n: int, rng: random.Random) -> Iterator[
     lo, hi = window
     for _ in range(n):
         yield max(0.0, rng.uniform(lo, hi))
+
+
+# --- kill -9 of a server during a watcher storm ---------------------------------------------
+
+SERVER = """
+import sys, time
+from pathlib import Path
+from code_compass.engine import Engine
+from code_compass.settings import EngineSettings
+e = Engine.open(Path(sys.argv[1]), EngineSettings(embeddings=sys.argv[3] == "embed"))
+name = e.add_project(Path(sys.argv[2]))
+e.schedule_index(name)
+e.start_watching(name)
+print("serving", flush=True)
+while True:
+    time.sleep(1)
+"""
+
+
+def storm(ws: Path, files: int, seconds: float, rng: random.Random) -> None:
+    """Rewrite, create and delete modules as fast as the disk lets us for `seconds`."""
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:
+        n += 1
+        i = rng.randrange(files)
+        path = ws / "pkg" / f"m{i}.py"
+        if rng.random() < 0.1:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(module_text(i, 1000 + n), encoding="utf-8")
+        extra = ws / "pkg" / f"new{rng.randrange(20)}.py"
+        if rng.random() < 0.2:
+            extra.write_text(module_text(10_000 + n, n), encoding="utf-8")
+        elif rng.random() < 0.1:
+            extra.unlink(missing_ok=True)
+        time.sleep(0.005)
+
+
+def run_server_storm_case(
+    tmp: Path,
+    storage: Path,
+    ws: Path,
+    files: int,
+    delay: float,
+    rng: random.Random,
+    *,
+    embed: bool,
+) -> Outcome:
+    """A server (engine + watcher, as `serve` runs it) indexes while files change under it,
+    and is killed -9 mid-storm; the next `index` must equal a fresh index of what is on disk."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(storage), str(ws), "embed" if embed else "lexical"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    try:
+        proc.stdout.readline()
+        storm(ws, files, delay, rng)
+        alive = proc.poll() is None
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    promise = "kill -9 serve during a watcher storm"
+    case = f"+{delay:.2f}s{'' if alive else ' (server had died)'}"
+    again = subprocess.run(index_cmd(storage, ws, embed=embed), capture_output=True, text=True)
+    if again.returncode != 0:
+        tail = (again.stderr.strip().splitlines() or ["?"])[-1]
+        return Outcome(promise, case, False, False, f"exit {again.returncode}: {tail}")
+    want = fresh_state(tmp, ws)
+    problem = compare(read_state(storage, ws), want, embed=embed)
+    if not alive:
+        problem = problem or "the server died before the kill"
+    return Outcome(promise, case, not problem, True, problem)

@@ -215,6 +215,7 @@ class LexicalIndex:
         )
 
     # --- reading ---
+    @_guarded
     def reload(self) -> None:
         self.index.reload()
         self._forms = {}
