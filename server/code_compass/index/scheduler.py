@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 # While a finished full run's chunks are being embedded, its listeners hear about it this often.
 EMBED_FOLLOW_POLL_S = 0.5
+_LIVENESS_POLL_S = 1.0  # a synchronous caller checks the scheduler's thread this often
 _NOTHING_PENDING = len(JobKind)  # above every kind: no checkpoint is due
 J = TypeVar("J", bound=IndexJob)
 
@@ -181,7 +182,11 @@ class IndexScheduler:
             if queued:
                 self._enqueue_locked(job)
         if queued:
-            job.done.wait()
+            while not job.done.wait(_LIVENESS_POLL_S):  # never wait on a thread that died
+                with self._cond:
+                    if self._stopping:
+                        break
+                    self._ensure_thread()
             return job
         with self._exec:
             with self._cond:
@@ -359,10 +364,13 @@ class IndexScheduler:
                 self._run_paths(job, indexer, restage)
             if outcome == "done" and job.cancel.is_set():
                 outcome = "cancelled"
-        except Exception as exc:  # one bad job must not stop the later ones
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # one bad job must not stop the later ones (a tantivy
+            # panic on a damaged segment is a BaseException: it would end this thread)
             log.exception("index job %s of %s failed", type(job).__name__, job.project)
             outcome, error = "failed", f"{type(exc).__name__}: {exc}"
-            job.exception = exc
+            job.exception = exc if isinstance(exc, Exception) else RuntimeError(error)
         finally:
             self._finished(job, error)
             job.finish(outcome, error)
