@@ -324,21 +324,56 @@ def delays(window: tuple[float, float], n: int, rng: random.Random) -> Iterator[
         yield max(0.0, rng.uniform(lo, hi))
 
 
-# --- kill -9 of a server during a watcher storm ---------------------------------------------
+# --- kill -9 of `serve` during a watcher storm ---------------------------------------------
 
-SERVER = """
-import sys, time
-from pathlib import Path
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
-e = Engine.open(Path(sys.argv[1]), EngineSettings(embeddings=sys.argv[3] == "embed"))
-name = e.add_project(Path(sys.argv[2]))
-e.schedule_index(name)
-e.start_watching(name)
-print("serving", flush=True)
-while True:
-    time.sleep(1)
-"""
+
+def _frame(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode("utf-8")
+    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+def start_serve(storage: Path, ws: Path, *, embed: bool) -> subprocess.Popen[bytes]:
+    """`code-compass serve` over stdio, initialized on `ws` with its storage at `storage`; its
+    output is drained in a thread (a full pipe would stall it)."""
+    import threading
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "code_compass", "serve"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    answered = threading.Event()
+    out = proc.stdout
+
+    def drain() -> None:
+        while True:
+            header = out.readline()
+            if not header:
+                answered.set()
+                return
+            if header.lower().startswith(b"content-length:"):
+                n = int(header.split(b":")[1])
+                out.readline()
+                body = out.read(n)
+                if b'"id": 1' in body or b'"id":1' in body:
+                    answered.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    settings = {"embeddings": {"enabled": embed}}
+    init = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "processId": os.getpid(), "rootUri": ws.as_uri(), "capabilities": {},
+            "workspaceFolders": [{"uri": ws.as_uri(), "name": ws.name}],
+            "initializationOptions": {"storageUri": storage.as_uri(), "settings": settings},
+        },
+    }  # fmt: skip
+    proc.stdin.write(_frame(init))
+    proc.stdin.flush()
+    answered.wait(60)
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    proc.stdin.flush()
+    return proc
 
 
 def storm(ws: Path, files: int, seconds: float, rng: random.Random) -> None:
@@ -371,15 +406,10 @@ def run_server_storm_case(
     *,
     embed: bool,
 ) -> Outcome:
-    """A server (engine + watcher, as `serve` runs it) indexes while files change under it,
-    and is killed -9 mid-storm; the next `index` must equal a fresh index of what is on disk."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(storage), str(ws), "embed" if embed else "lexical"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert proc.stdout is not None
+    """`code-compass serve` indexes and watches while files change under it, and is killed -9
+    mid-storm; the next `index` must equal a fresh index of what is on disk."""
+    proc = start_serve(storage, ws, embed=embed)
     try:
-        proc.stdout.readline()
         storm(ws, files, delay, rng)
         alive = proc.poll() is None
         os.kill(proc.pid, signal.SIGKILL)
