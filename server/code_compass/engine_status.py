@@ -50,6 +50,7 @@ class EngineStatus:
     embeddings: str  # on | off | why it is off although enabled
     llm_configured: bool
     storage: Path
+    embed_cache_rebuilt: str = ""  # why the shared embedding cache was replaced ("" if not)
 
 
 def collect_status(
@@ -65,6 +66,7 @@ def collect_status(
         embeddings=embeddings.error or ("on" if embeddings.enabled else "off"),
         llm_configured=bool(os.environ.get("ANTHROPIC_API_KEY")),
         storage=storage,
+        embed_cache_rebuilt=embeddings.cache_recreated,
     )
 
 
@@ -81,10 +83,14 @@ def _project_status(
     embed = link.progress() if link is not None else None
     last = p.extra.get("last_summary")
     skipped = last.skipped if isinstance(last, IndexSummary) else {}
+    # An embedding worker failing right now (or dead) is an error the user must see.
+    embed_error = embed.error if embed is not None and embed.error else ""
+    last_error = state.last_error or (f"embedding: {embed_error}" if embed_error else "")
+    phase = "error" if embed_error else state.phase.phase
     return ProjectStatus(
         name=name,
         root=p.root,
-        state=client_state(state.phase.phase, counts, has_embeddings=link is not None),
+        state=client_state(phase, counts, has_embeddings=link is not None),
         phase=state.phase.phase,
         files=counts["files"],
         chunks=counts["chunks"],
@@ -100,7 +106,7 @@ def _project_status(
         storage=p.directory,
         indexing=state.indexing,
         queued=state.queued,
-        last_error=state.last_error,
+        last_error=last_error,
     )
 
 
@@ -133,6 +139,7 @@ def project_to_json(p: ProjectStatus) -> JsonObject:
         "readOnly": p.read_only,
         "rebuilt": p.rebuilt,
         "storage": str(p.storage),
+        "lastError": p.last_error,
     }
 
 
@@ -143,4 +150,5 @@ def status_to_json(status: EngineStatus) -> JsonObject:
         "embeddings": status.embeddings,
         "llmConfigured": status.llm_configured,
         "storage": str(status.storage),
+        "embedCacheRebuilt": status.embed_cache_rebuilt,
     }

@@ -72,6 +72,8 @@ def test_vectors_and_embedded_flags_are_reconciled_on_open(
     again = make_engine(ws, settings=on)
     relinked = again.embeddings.get(name)
     assert relinked is not None
+    assert lost <= _catalog_ids(db, "embedded = 1")  # a reader changes nothing...
+    again.index(embed=False, background_embed=False)  # ...the writer reconciles
     assert not lost & _catalog_ids(db, "embedded = 1")  # to be embedded again
     assert orphan not in relinked.store.chunk_ids()  # dropped
     again.index(embed=True)

@@ -1,4 +1,5 @@
-"""kill -9 at random moments of indexing, and two servers on one workspace."""
+"""kill -9 at random moments of indexing (lexical, embedding, a server mid watcher storm), and
+two servers on one workspace. The long variant is scripts/attack_kill.py."""
 
 from __future__ import annotations
 
@@ -18,6 +19,14 @@ from code_compass.settings import EngineSettings
 from code_compass.validation import validate_search
 from tests.conftest import write_tree
 from tests.live.test_watch import catalog_state
+from tests.reliability.attacks import (
+    Tally,
+    fresh_state,
+    phase_windows,
+    run_kill_case,
+    run_server_storm_case,
+    write_workspace,
+)
 
 KILLS = 20
 FILES = 500
@@ -149,3 +158,63 @@ def test_second_server_serves_read_only_then_takes_over(
         second.close()
     finally:
         holder.kill()
+
+
+EMBED_KILLS = 3
+EMBED_FILES = 40
+STORM_KILLS = 2
+
+
+def _model_available() -> bool:
+    from code_compass.embed.model import Embedder
+
+    try:
+        Embedder()
+    except Exception:
+        return False
+    return True
+
+
+def test_kill_9_while_embedding_leaves_every_chunk_embedded_after_the_next_run(
+    tmp_path: Path,
+) -> None:
+    """Vectors computed but not saved, flags set or not: the next `index` ends with the fresh
+    chunk set, every chunk flagged embedded and stored (never stuck at "embedding")."""
+    if not _model_available():
+        import pytest
+
+        pytest.skip("embedding model not available")
+    rng = random.Random(99)
+    ws = write_workspace(tmp_path / "ws", EMBED_FILES, 0)
+    lo, hi = phase_windows(tmp_path, ws, embed=True)["embed"]
+    tally = Tally()
+    store = tmp_path / "store"
+    for salt in range(1, EMBED_KILLS + 1):
+        write_workspace(ws, EMBED_FILES, salt)  # new text: nothing of it is in the cache
+        want = fresh_state(tmp_path, ws)
+        delay = rng.uniform(lo, lo + (hi - lo) * 0.8)
+        tally.add(run_kill_case(store, ws, "embed", delay, want, embed=True))
+    # Edits that keep most chunks: their flags are reset and their vectors dropped in memory;
+    # a kill before the store's next save leaves vectors on disk for unflagged chunks.
+    for salt in range(EMBED_KILLS + 1, 2 * EMBED_KILLS + 1):
+        write_workspace(ws, EMBED_FILES, salt, keep_defs=True)
+        want = fresh_state(tmp_path, ws)
+        delay = rng.uniform(lo, lo + (hi - lo) * 0.3)
+        tally.add(run_kill_case(store, ws, "embed", delay, want, embed=True))
+    print(tally.table())
+    assert not tally.broken(), [o.detail for o in tally.broken()]
+
+
+def test_kill_9_of_a_server_in_a_watcher_storm_leaves_a_consistent_index(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    ws = write_workspace(tmp_path / "ws", FILES // 5, 0)
+    tally = Tally()
+    for _ in range(STORM_KILLS):
+        tally.add(
+            run_server_storm_case(
+                tmp_path, tmp_path / "store", ws, FILES // 5, rng.uniform(0.5, 2.0), rng,
+                embed=False,
+            )
+        )  # fmt: skip
+    print(tally.table())
+    assert not tally.broken(), [o.detail for o in tally.broken()]

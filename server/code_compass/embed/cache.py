@@ -10,6 +10,9 @@ Several processes (two editor windows) may share the file: WAL lets readers go o
 write, writers take the lock up front (`BEGIN IMMEDIATE`) and wait up to _BUSY_TIMEOUT_MS for
 one another, a collection deletes in small transactions, and the time of the last collection
 is kept in the file so that two processes do not both collect within _GC_INTERVAL_S.
+
+The cache is disposable: a file SQLite finds damaged (on open or on any later read or write) is
+deleted and created again empty, and `recreated` says why; its vectors are computed again.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ _SQLITE_VARS = 500  # stay under SQLite's host-parameter limit
 _BUSY_TIMEOUT_MS = 5_000  # another process writing: wait this long before giving up
 _GC_INTERVAL_S = 3_600.0  # the age limit is checked this often (by any process sharing the file)
 _GC_MARGIN = 0.10  # during a run, collect once the cap is exceeded by this share
+_QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024
 _GC_STEP = 2_000  # rows deleted per transaction: other writers never wait for a whole collection
 
 
@@ -60,31 +64,81 @@ class EmbeddingCache:
         self.max_entries = EMBED_CACHE_MAX_ENTRIES if max_entries is None else max_entries
         self._lock = threading.Lock()
         self._gc_running = threading.Lock()  # one collection at a time per process
-        self._db = sqlite3.connect(
-            str(path),
-            check_same_thread=False,
-            isolation_level=None,
-            timeout=_BUSY_TIMEOUT_MS / 1000,
-        )
-        self._db.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS vectors ("
-            " model_id TEXT NOT NULL, hash TEXT NOT NULL, vec BLOB NOT NULL,"
-            " last_used INTEGER NOT NULL, PRIMARY KEY (model_id, hash)) WITHOUT ROWID"
-        )
-        self._db.execute("CREATE INDEX IF NOT EXISTS vectors_used ON vectors (last_used)")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value REAL NOT NULL)"
-        )
+        self.recreated = ""  # why the file was found damaged and replaced ("" if never)
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not _damaged(exc):
+                raise
+            self._db = self._replace(exc)
         # Upper bound on the row count without a COUNT(*) per batch: the count at the last
         # collection (or open) plus every row written since (a replaced row counts twice).
         self._estimate = self.count()
         self._next_gc_check = 0.0  # monotonic; 0 = look at the file's last collection time
 
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(
+            str(self.path),
+            check_same_thread=False,
+            isolation_level=None,
+            timeout=_BUSY_TIMEOUT_MS / 1000,
+        )
+        try:
+            _prepare(db)
+            db.execute("SELECT COUNT(*) FROM vectors").fetchone()
+            # quick_check reads every page: only while that is cheap; damage in a bigger file
+            # is found by the read that meets it (_recover).
+            if self.path.stat().st_size <= _QUICK_CHECK_MAX_BYTES:
+                (verdict,) = db.execute("PRAGMA quick_check").fetchone()
+                if verdict != "ok":
+                    raise sqlite3.DatabaseError(f"database disk image is malformed ({verdict})")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _replace(self, exc: BaseException) -> sqlite3.Connection:
+        """The file is damaged: delete it (and its journal) and start an empty one."""
+        log.warning("embedding cache %s is damaged (%s); starting a new one", self.path, exc)
+        self.recreated = f"embedding cache damaged ({exc}); recreated"
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        return self._connect()
+
+    def _recover(self, exc: sqlite3.DatabaseError) -> bool:
+        """Replace a cache found damaged while in use; False if the error is not damage.
+        The caller holds self._lock."""
+        if not _damaged(exc):
+            return False
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+        self._db = self._replace(exc)
+        self._estimate = 0
+        return True
+
     def get_many(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        """The cached vectors among `hashes` (marks them used today)."""
+        """The cached vectors among `hashes` (marks them used today); none if the file turns
+        out damaged (it is replaced)."""
+        try:
+            return self._get_many(hashes)
+        except sqlite3.DatabaseError as exc:
+            with self._lock:
+                if not self._recover(exc):
+                    raise
+            return {}
+
+    def put_many(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        """Store vectors; a damaged file is replaced and the vectors go into the new one."""
+        batch = list(items)
+        try:
+            self._put_many(batch)
+        except sqlite3.DatabaseError as exc:
+            with self._lock:
+                if not self._recover(exc):
+                    raise
+            self._put_many(batch)
+
+    def _get_many(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(hashes))
         today = _today()
@@ -98,6 +152,8 @@ class EmbeddingCache:
                 ).fetchall()
                 stale = []
                 for h, blob, used in rows:
+                    if len(blob) != self.dims * 4:  # a damaged row: computed again
+                        continue
                     found[h] = np.frombuffer(blob, dtype=np.float32).copy()
                     if used < today:
                         stale.append(h)
@@ -108,7 +164,7 @@ class EmbeddingCache:
                     )
         return found
 
-    def put_many(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
+    def _put_many(self, items: list[tuple[str, np.ndarray]]) -> None:
         today = _today()
         rows = [
             (self.model_id, h, np.asarray(v, dtype=np.float32).tobytes(), today) for h, v in items
@@ -225,3 +281,24 @@ def _today(now: float | None = None) -> int:
 def _parts(items: list[str]) -> Iterable[list[str]]:
     for i in range(0, len(items), _SQLITE_VARS):
         yield items[i : i + _SQLITE_VARS]
+
+
+def _damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Damage, as opposed to a busy database (another process writing: retried later)."""
+    text = str(exc).lower()
+    return not isinstance(exc, sqlite3.OperationalError) or any(
+        word in text for word in ("malformed", "not a database", "disk i/o", "no such table")
+    )
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    db.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS vectors ("
+        " model_id TEXT NOT NULL, hash TEXT NOT NULL, vec BLOB NOT NULL,"
+        " last_used INTEGER NOT NULL, PRIMARY KEY (model_id, hash)) WITHOUT ROWID"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS vectors_used ON vectors (last_used)")
+    db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value REAL NOT NULL)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +29,16 @@ if TYPE_CHECKING:  # the model's imports (ONNX Runtime) load only when embedding
 log = logging.getLogger(__name__)
 
 WAIT_POLL_S = 0.5  # a synchronous wait for vectors reports progress this often
+# A synchronous wait gives up (EmbeddingFailed) after this many consecutive failed rounds or
+# restarts of a dead worker, or when the worker shows no sign of life for WAIT_STALL_S.
+WAIT_MAX_FAILURES = 3
+WAIT_STALL_S = 600.0
+RESTART_S = 1.0  # a dead worker is restarted at most this often (doubling per restart)
+RESTART_MAX_S = 120.0
+
+
+class EmbeddingFailed(RuntimeError):
+    """Waiting for vectors cannot end well: the embedding worker keeps failing or died."""
 
 
 class EmbeddingLinks:
@@ -39,10 +50,16 @@ class EmbeddingLinks:
         self._embedder: Embedder | None = None
         self._cache: EmbeddingCache | None = None
         self._links: dict[str, ProjectEmbeddings] = {}
+        self._restarts: dict[str, tuple[int, float]] = {}  # project -> (restarts, next allowed)
 
     @property
     def model_id(self) -> str | None:
         return self._embedder.model_id if self._embedder is not None else None
+
+    @property
+    def cache_recreated(self) -> str:
+        """Why the shared embedding cache was found damaged and replaced ("" if it was not)."""
+        return self._cache.recreated if self._cache is not None else ""
 
     def link(self, project: Project) -> ProjectEmbeddings | None:
         """Open the project's vector store and worker (not started); None when off."""
@@ -55,6 +72,10 @@ class EmbeddingLinks:
                 return None
             embedder, cache = self._embedder, self._cache
         assert embedder is not None and cache is not None
+        if cache.recreated and cache.recreated not in project.rebuilt:  # say it where it shows
+            project.rebuilt = (
+                f"{project.rebuilt}; {cache.recreated}" if project.rebuilt else cache.recreated
+            )
         link = ProjectEmbeddings(project, embedder, cache)  # opens and reconciles its store
         with self._lock:
             self._links[project.name] = link
@@ -106,8 +127,29 @@ class EmbeddingLinks:
     def wake(self, project: str) -> None:
         link = self.get(project)
         if link is not None:
-            link.worker.start()
+            self._ensure_running(project, link)
             link.worker.wake()
+
+    def _ensure_running(self, project: str, link: ProjectEmbeddings) -> bool:
+        """Start the worker, or restart one that died, with back-off; True if it runs."""
+        progress = link.worker.progress()
+        if progress.running:
+            return True
+        count, allowed = self._restarts.get(project, (0, 0.0))
+        if progress.error is not None:  # it died: restart, but not in a tight loop
+            now = time.monotonic()
+            if now < allowed:
+                return False
+            count += 1
+            self._restarts[project] = (count, now + min(RESTART_MAX_S, RESTART_S * 2**count))
+            log.warning(
+                "%s: embedding worker died (%s); restart %d", project, progress.error, count
+            )
+        link.worker.start()
+        return True
+
+    def restarts(self, project: str) -> int:
+        return self._restarts.get(project, (0, 0.0))[0]
 
     def embedding_progress(self, project: str) -> IndexProgress | None:
         link = self.get(project)
@@ -133,14 +175,30 @@ class EmbeddingLinks:
         report: Callable[[IndexProgress], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> None:
-        """Block until the project's chunks are embedded, reporting progress."""
+        """Block until the project's chunks are embedded, reporting progress. Raises
+        EmbeddingFailed when the worker keeps failing, keeps dying or stops showing life."""
         link = self.get(project)
         if link is None:
             return
         self.wake(project)
+        restarts_before = self.restarts(project)
         while not link.worker.wait_idle(WAIT_POLL_S):
             if cancel is not None and cancel.is_set():
                 return
+            state = link.worker.progress()
+            died = not state.running
+            if died:
+                self._ensure_running(project, link)
+            if (
+                state.failures >= WAIT_MAX_FAILURES
+                or self.restarts(project) - restarts_before >= WAIT_MAX_FAILURES
+                or (died and state.error is None and not link.worker.progress().running)
+            ):
+                raise EmbeddingFailed(f"embedding of {project} failed: {state.error or 'stopped'}")
+            if not died and time.monotonic() - state.last_beat > WAIT_STALL_S:
+                raise EmbeddingFailed(
+                    f"embedding of {project} shows no progress for {WAIT_STALL_S:.0f}s"
+                )
             if report is not None:
                 report(self._progress(link))
 
@@ -149,7 +207,7 @@ class EmbeddingLinks:
         with self._lock:
             links = list(self._links.values())
         for link in links:
-            link.worker.start()
+            self._ensure_running(link.project.name, link)
             link.worker.wake()
         return all(link.worker.wait_idle(timeout) for link in links)
 

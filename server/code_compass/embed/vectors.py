@@ -15,6 +15,10 @@ On disk (directory given by the caller, beside the catalog):
 `save()` writes a new generation, fsyncs it, then atomically replaces store.json; files of other
 generations and stray temp files are removed after the switch or on open. If the process dies at
 any point, the store reopens at the last committed generation.
+
+Only the holder of the project's writer lock (index/writer_lock.py) saves or removes files: a
+store opened with `writable` returning False (another process writes) only reads, and a read
+that races with the writer's switch to a new generation reads again.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterable
+import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +44,7 @@ FORMAT = 1
 POINTER = "store.json"
 _MIN_CAPACITY = 1024
 _MASK_CACHE = 16  # filter masks kept per snapshot
+_LOAD_TRIES = 3  # reads of a store whose writer switched generation meanwhile
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,10 +108,20 @@ class _Snapshot:
 class VectorStore:
     """Persistent exact-cosine vector store. Thread-safe (see module docstring)."""
 
-    def __init__(self, directory: Path, model_id: str, dims: int = EMBED_DIMS) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        model_id: str,
+        dims: int = EMBED_DIMS,
+        *,
+        writable: Callable[[], bool] | None = None,
+    ) -> None:
         self.directory = directory
         self.model_id = model_id
         self.dims = dims
+        # False while another process holds the writer lock: never save, never sweep.
+        self._writable = writable or (lambda: True)
+        self.load_error = ""  # why the committed store could not be read ("" if it could)
         self._lock = threading.RLock()  # writers
         self._save_lock = threading.Lock()
         self._generation = 0
@@ -240,13 +256,27 @@ class VectorStore:
 
     def flush(self) -> bool:
         """Save if anything changed since the last save; returns whether it wrote."""
-        if not self._dirty:
+        if not self._dirty or not self._writable():
             return False
         self.save()
         return True
 
+    def reload(self) -> None:
+        """Read the committed store again (this process is about to become its writer: the
+        previous writer may have committed newer generations than the ones read at open)."""
+        with self._save_lock, self._lock:
+            self.directory.mkdir(parents=True, exist_ok=True)  # a rebuild may have removed it
+            self._reset(_MIN_CAPACITY)
+            self._generation = 0
+            self._dirty = False
+            self.load_error = ""
+            self._load()
+            self._publish()
+
     def save(self) -> None:
-        """Write a new generation and commit it atomically (crash-safe)."""
+        """Write a new generation and commit it atomically (crash-safe). Writer only."""
+        if not self._writable():
+            raise PermissionError(f"vector store {self.directory}: another process writes it")
         with self._save_lock:
             with self._lock:
                 snap = self._snapshot
@@ -386,6 +416,7 @@ class VectorStore:
     # --- persistence ----------------------------------------------------------------------
 
     def _write_generation(self, snap: _Snapshot, generation: int) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
         keep = np.flatnonzero(snap.alive)
         project_names = {v: k for k, v in snap.project_codes.items()}
         language_names = {v: k for k, v in snap.language_codes.items()}
@@ -401,59 +432,92 @@ class VectorStore:
         assert len(project_names) == len(rows["projects"])
         vec_path = self.directory / f"vectors.{generation}.npy"
         rows_path = self.directory / f"rows.{generation}.json"
+        mat = np.ascontiguousarray(snap.mat[keep])
+        rows_bytes = json.dumps(rows, separators=(",", ":")).encode("utf-8")
         with _atomic_file(vec_path) as fh:
-            np.save(fh, np.ascontiguousarray(snap.mat[keep]), allow_pickle=False)
+            np.save(fh, mat, allow_pickle=False)
         with _atomic_file(rows_path) as fh:
-            fh.write(json.dumps(rows, separators=(",", ":")).encode("utf-8"))
+            fh.write(rows_bytes)
         pointer = {
             "format": FORMAT,
             "generation": generation,
             "model_id": self.model_id,
             "dims": self.dims,
             "rows": len(keep),
+            # Damage inside the data (not only a truncation) is found on open.
+            "crc": [zlib.crc32(mat.tobytes()), zlib.crc32(rows_bytes)],
         }
         with _atomic_file(self.directory / POINTER) as fh:
             fh.write(json.dumps(pointer).encode("utf-8"))
         _fsync_dir(self.directory)
 
     def _load(self) -> None:
-        self._remove_stale_files(keep_generation=None)
+        if self._writable():
+            self._remove_stale_files(keep_generation=None)
+        for attempt in range(_LOAD_TRIES):
+            seen = self._pointer_generation()
+            try:
+                self._load_committed()
+                return
+            except Exception as exc:  # any damage (EOFError from an empty .npy included)
+                if attempt + 1 < _LOAD_TRIES and self._pointer_generation() != seen:
+                    self._reset(_MIN_CAPACITY)  # the writer switched generation: read again
+                    continue
+                log.warning("vector store %s unreadable (%s); starting empty", self.directory, exc)
+                self.load_error = f"vector store unreadable ({type(exc).__name__}: {exc})"[:300]
+                self._reset(_MIN_CAPACITY)
+                self._dirty = True
+                return
+
+    def _pointer_generation(self) -> object:
+        try:
+            return json.loads((self.directory / POINTER).read_text("utf-8")).get("generation")
+        except (OSError, ValueError, AttributeError):
+            return None
+
+    def _load_committed(self) -> None:
         pointer_path = self.directory / POINTER
         if not pointer_path.exists():
             return
-        try:
-            pointer: dict[str, Any] = json.loads(pointer_path.read_text("utf-8"))
-            if (
-                pointer.get("format") != FORMAT
-                or pointer.get("model_id") != self.model_id
-                or pointer.get("dims") != self.dims
-            ):
-                log.info("vector store %s: model or format changed; starting empty", self.directory)
-                self._generation = int(pointer.get("generation", 0))
-                self._dirty = True  # the next save replaces the old generation
-                return
-            generation = int(pointer["generation"])
-            mat = np.load(self.directory / f"vectors.{generation}.npy", allow_pickle=False)
-            rows = json.loads((self.directory / f"rows.{generation}.json").read_text("utf-8"))
-            ids: list[str] = rows["chunk_ids"]
-            if mat.shape != (len(ids), self.dims) or len(ids) != pointer["rows"]:
-                raise ValueError(f"shape {mat.shape} does not match {len(ids)} rows")
-            self._fill(
-                mat.astype(np.float32, copy=False),
-                ids,
-                [rows["projects"][c] for c in rows["project"]],
-                [rows["paths"][c] for c in rows["path"]],
-                [rows["languages"][c] for c in rows["language"]],
-            )
-            self._generation = generation
+        pointer: dict[str, Any] = json.loads(pointer_path.read_text("utf-8"))
+        if (
+            pointer.get("format") != FORMAT
+            or pointer.get("model_id") != self.model_id
+            or pointer.get("dims") != self.dims
+        ):
+            log.info("vector store %s: model or format changed; starting empty", self.directory)
+            self._generation = int(pointer.get("generation", 0))
+            self._dirty = True  # the next save replaces the old generation
+            return
+        generation = int(pointer["generation"])
+        mat = np.load(self.directory / f"vectors.{generation}.npy", allow_pickle=False)
+        rows_bytes = (self.directory / f"rows.{generation}.json").read_bytes()
+        rows = json.loads(rows_bytes.decode("utf-8"))
+        ids: list[str] = rows["chunk_ids"]
+        if mat.shape != (len(ids), self.dims) or len(ids) != pointer["rows"]:
+            raise ValueError(f"shape {mat.shape} does not match {len(ids)} rows")
+        crc = pointer.get("crc")
+        if crc is not None and crc != [
+            zlib.crc32(np.ascontiguousarray(mat).tobytes()),
+            zlib.crc32(rows_bytes),
+        ]:
+            raise ValueError("vector data does not match its checksum")
+        self._fill(
+            mat.astype(np.float32, copy=False),
+            ids,
+            [rows["projects"][c] for c in rows["project"]],
+            [rows["paths"][c] for c in rows["path"]],
+            [rows["languages"][c] for c in rows["language"]],
+        )
+        self._generation = generation
+        if self._writable():
             self._remove_stale_files()
-        except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
-            log.warning("vector store %s unreadable (%s); starting empty", self.directory, exc)
-            self._reset(_MIN_CAPACITY)
-            self._dirty = True
 
     def _remove_stale_files(self, keep_generation: int | None = -1) -> None:
-        """Delete temp files and data files of other generations (-1: the current one)."""
+        """Delete temp files and data files of other generations (-1: the current one).
+        Writer only: a reader would delete what the writer is writing."""
+        if not self._writable():
+            return
         keep = self._generation if keep_generation == -1 else keep_generation
         for entry in self.directory.iterdir():
             name = entry.name

@@ -6,6 +6,11 @@ make the worker loop. The thread lowers its own scheduling priority (Linux) so t
 interactive queries win the CPU; with one intra-op thread (the default on two cores) ONNX
 Runtime computes in this thread, so the whole embedding work is deprioritised. After each
 round the worker lets the shared cache collect when due (size cap, age limit).
+
+A round that fails (the store's folder gone, the cache locked, the model failing) is retried
+with back-off, and the error stays in `progress()` until a round succeeds; if the thread itself
+dies, `progress().running` says so and `start()` (every `wake` of the links) starts a new one.
+A waiter therefore always has a liveness signal: `running`, `failures` and `last_beat`.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ log = logging.getLogger(__name__)
 _EMBED_GROUP = 8  # pieces per embed() call: the stop flag is checked between groups (~0.3 s)
 _IDLE_POLL_S = 5.0  # re-ask `fetch` this often even without wake()
 _RATE_SMOOTHING = 0.3  # weight of the latest batch in the rate's moving average
+RETRY_S = 1.0  # first wait after a failed round; doubled per consecutive failure
+RETRY_MAX_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +61,8 @@ class EmbedProgress:
     running: bool
     idle: bool
     error: str | None
+    failures: int = 0  # consecutive failed rounds (0: the last round succeeded)
+    last_beat: float = 0.0  # time.monotonic() the worker last showed it was alive
 
 
 class PieceEmbedder(Protocol):
@@ -98,6 +107,8 @@ class EmbeddingWorker:
         self._empty: set[str] = set()  # chunks with nothing to embed (blank text)
         self._last_flush = time.monotonic()
         self._wake_seq = 0  # bumped by wake(): idle is only declared if no wake came meanwhile
+        self._failures = 0
+        self._beat = time.monotonic()
 
     # --- control --------------------------------------------------------------------------
 
@@ -106,6 +117,7 @@ class EmbeddingWorker:
             return
         self._stop.clear()
         self._idle.clear()
+        self._beat = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="code-compass-embed", daemon=True)
         self._thread.start()
 
@@ -142,6 +154,8 @@ class EmbeddingWorker:
             running=running,
             idle=self._idle.is_set(),
             error=self._error,
+            failures=self._failures,
+            last_beat=self._beat,
         )
 
     # --- work -----------------------------------------------------------------------------
@@ -171,6 +185,7 @@ class EmbeddingWorker:
                 return 0  # what was embedded is cached: nothing is lost
             group = keys[i : i + _EMBED_GROUP]
             vecs = self._embedder.embed([missing[h] for h in group])
+            self._beat = time.monotonic()
             fresh = list(zip(group, vecs, strict=True))
             if self._cache is not None:
                 self._cache.put_many(fresh)
@@ -211,7 +226,16 @@ class EmbeddingWorker:
         if self._low_priority:
             with contextlib.suppress(AttributeError, OSError):  # Linux: per-thread niceness
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        try:
+            self._loop()
+        except BaseException as exc:  # the thread ends: progress() says so, start() restarts
+            log.exception("embedding worker died")
+            self._error = f"{type(exc).__name__}: {exc}"
+            self._failures += 1
+
+    def _loop(self) -> None:
         while not self._stop.is_set():
+            self._beat = time.monotonic()
             with self._lock:
                 seq = self._wake_seq
             try:
@@ -220,24 +244,26 @@ class EmbeddingWorker:
                     # Here, in the worker's thread: the size cap and age limit hold in a
                     # running server, and no search waits for a collection.
                     self._cache.maybe_gc(run_finished=not busy)
-            except Exception as exc:  # keep the server alive; report it in progress()
-                log.exception("embedding worker failed")
+                now = time.monotonic()
+                if not busy or now - self._last_flush >= self._flush_interval:
+                    self._store.flush()
+                    self._last_flush = now
+            except Exception as exc:  # keep the server alive; report it, retry with back-off
+                self._failures += 1
+                log.exception("embedding round failed (%d in a row)", self._failures)
                 self._error = f"{type(exc).__name__}: {exc}"
-                busy = False
+                self._stop.wait(min(RETRY_MAX_S, RETRY_S * 2 ** (self._failures - 1)))
+                continue
+            if self._failures:
+                self._failures, self._error = 0, None
             if self._stop.is_set():
                 break
-            now = time.monotonic()
             if not busy:
-                self._store.flush()
-                self._last_flush = now
                 with self._lock:
                     if seq == self._wake_seq:
                         self._idle.set()
                 self._wake.wait(_IDLE_POLL_S)
                 self._wake.clear()
-            elif now - self._last_flush >= self._flush_interval:
-                self._store.flush()
-                self._last_flush = now
 
     def _round(self) -> bool:
         """One fetch + process; False when there was nothing to do."""
@@ -251,7 +277,9 @@ class EmbeddingWorker:
                 self._known_pending = len(items)
         if not items:
             return False
-        done = self.process(items)
-        if done:
-            self._error = None
-        return done > 0
+        # Pending but already stored (a kill between the store's save and the flags): flag
+        # them now, or `fetch` would hand them back for ever and hide the rest of the backlog.
+        held = [it.chunk_id for it in items if self._store.has(it.chunk_id)]
+        if held and self._on_done is not None:
+            self._on_done(held)
+        return self.process(items) > 0 or bool(held and self._on_done is not None)

@@ -294,6 +294,7 @@ class _Run:
         p, summary = self.p, self.summary
         if not p.try_upgrade():
             return self._read_only(t0)
+        summary.rebuilt = p.rebuilt  # becoming the writer verifies, and may repair, the stores
         self.emit(IndexProgress(p.name, "scanning"))
         scan = self._scan()
         self.skipped.update(scan.skipped)
@@ -310,6 +311,9 @@ class _Run:
             summary.changed += len(self.writes.batch)
             self.superseded |= self.indexer.flush(self.writes, self.checkpoint)
         summary.deleted = len(deleted)
+        if not self.cancelled():
+            p.verify_after_run()  # Tantivy and the catalog agree, or Tantivy is refilled
+            summary.rebuilt = p.rebuilt
         counts = p.catalog.counts()
         summary.files, summary.chunks = counts["files"], counts["chunks"]
         summary.symbols, summary.embedded = counts["symbols"], counts["embedded"]

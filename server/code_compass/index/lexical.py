@@ -7,12 +7,14 @@ delete-by-path + add, inside the same commit.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import tantivy
 
@@ -58,6 +60,34 @@ _FIELD_TOKENIZER = {
 
 class IndexBusyError(RuntimeError):
     """Another process holds this index's writer lock."""
+
+
+class LexicalReadError(RuntimeError):
+    """Tantivy failed to answer (a damaged segment file panics): the index needs a repair."""
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _guarded(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A read that fails reports the damage once (`on_failure`) and raises LexicalReadError:
+    tantivy's PanicException is a BaseException that no front door would catch."""
+
+    @functools.wraps(method)
+    def read(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(*args, **kwargs)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:
+            self = args[0]
+            assert isinstance(self, LexicalIndex)
+            reason = f"lexical index failed a read ({type(exc).__name__}: {exc})"[:300]
+            self.report_failure(reason)
+            raise LexicalReadError(reason) from exc
+
+    return read
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +136,23 @@ class LexicalIndex:
         # wait for the writer's commit, which holds _lock for up to a second on big batches)
         self._forms: dict[str, tuple[str, ...]] = {}
         self.read_only = read_only
+        # Why a read failed (first failure only), and who hears of it (the project: it asks
+        # the writer for a repair).
+        self.failure = ""
+        self.on_failure: Callable[[str], None] | None = None
         if not read_only:
             self._open_writer()
+
+    def report_failure(self, reason: str) -> None:
+        if self.failure:
+            return
+        self.failure = reason
+        log.error("%s: %s", self.directory, reason)
+        if self.on_failure is not None:
+            try:
+                self.on_failure(reason)
+            except Exception:
+                log.exception("lexical failure listener failed")
 
     def _open_writer(self) -> None:
         try:
@@ -170,13 +215,16 @@ class LexicalIndex:
         )
 
     # --- reading ---
+    @_guarded
     def reload(self) -> None:
         self.index.reload()
         self._forms = {}
 
+    @_guarded
     def num_docs(self) -> int:
         return int(self.index.searcher().num_docs)
 
+    @_guarded
     def search(
         self,
         query: str,
@@ -264,12 +312,14 @@ class LexicalIndex:
         field = "code" if is_underscored(name) else "body"
         return tantivy.Query.term_query(self.schema, field, name.lower())
 
+    @_guarded
     def count(self, term: str, *, categories: tuple[str, ...] | None = None) -> int:
         query_obj = self._filtered(self._identifier_query(term), None, None, categories)
         # limit >= 1: tantivy 0.27's binding panics on a zero limit; the count ignores it.
         result = self.index.searcher().search(query_obj, 1, count=True)
         return int(getattr(result, "count", 0) or 0)
 
+    @_guarded
     def word_count(self, word: str) -> int:
         """Chunks holding a body word, or any indexed form of its stem ("registers" counts
         "register", "registered"): how common a question's word is here, and whether it is
@@ -280,6 +330,7 @@ class LexicalIndex:
         forms = self._stem_forms(self.index.searcher(), word_stem(word.lower()))
         return sum(self.count(f) for f in forms[:4])
 
+    @_guarded
     def term_hits(
         self, term: str, limit: int, *, categories: tuple[str, ...] | None = None
     ) -> list[LexicalHit]:

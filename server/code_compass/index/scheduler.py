@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 # While a finished full run's chunks are being embedded, its listeners hear about it this often.
 EMBED_FOLLOW_POLL_S = 0.5
+_LIVENESS_POLL_S = 1.0  # a synchronous caller checks the scheduler's thread this often
 _NOTHING_PENDING = len(JobKind)  # above every kind: no checkpoint is due
 J = TypeVar("J", bound=IndexJob)
 
@@ -107,6 +108,13 @@ class IndexScheduler:
             indexer = ProjectIndexer(project, self._scan_for(project.root), on_paths_replaced)
             self._indexers[project.name] = indexer
             self._phase[project.name] = IndexProgress(project.name, "idle")
+        # A read that finds damage asks for a full run: its writer repairs the stores first.
+        name = project.name
+
+        def repair(_why: str) -> None:
+            self.submit_full(name)
+
+        project.on_damage = repair
 
     def detach(self, project: str, timeout: float = 30.0) -> None:
         """Cancel the project's jobs, wait out the running one, forget it."""
@@ -174,7 +182,11 @@ class IndexScheduler:
             if queued:
                 self._enqueue_locked(job)
         if queued:
-            job.done.wait()
+            while not job.done.wait(_LIVENESS_POLL_S):  # never wait on a thread that died
+                with self._cond:
+                    if self._stopping:
+                        break
+                    self._ensure_thread()
             return job
         with self._exec:
             with self._cond:
@@ -352,10 +364,13 @@ class IndexScheduler:
                 self._run_paths(job, indexer, restage)
             if outcome == "done" and job.cancel.is_set():
                 outcome = "cancelled"
-        except Exception as exc:  # one bad job must not stop the later ones
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # one bad job must not stop the later ones (a tantivy
+            # panic on a damaged segment is a BaseException: it would end this thread)
             log.exception("index job %s of %s failed", type(job).__name__, job.project)
             outcome, error = "failed", f"{type(exc).__name__}: {exc}"
-            job.exception = exc
+            job.exception = exc if isinstance(exc, Exception) else RuntimeError(error)
         finally:
             self._finished(job, error)
             job.finish(outcome, error)
