@@ -296,6 +296,7 @@ class _Run:
             return self._read_only(t0)
         self.emit(IndexProgress(p.name, "scanning"))
         scan = self._scan()
+        t_scan = time.perf_counter()
         self.skipped.update(scan.skipped)
         known = p.catalog.files()
         seen = {e.rel for e in scan.files}
@@ -306,7 +307,9 @@ class _Run:
         todo = self._todo(scan.files, known)
         self.emit(IndexProgress(p.name, "indexing", summary.unchanged, total))
         self._load_all(todo, total)
+        t_parse = time.perf_counter()
         if self.writes:
+            self.emit(IndexProgress(p.name, "committing", total, total))
             summary.changed += len(self.writes.batch)
             self.superseded |= self.indexer.flush(self.writes, self.checkpoint)
         summary.deleted = len(deleted)
@@ -315,6 +318,11 @@ class _Run:
         summary.symbols, summary.embedded = counts["symbols"], counts["embedded"]
         summary.skipped = dict(sorted(self.skipped.items()))
         summary.seconds = time.perf_counter() - t0
+        summary.phase_seconds = {
+            "scan": t_scan - t0,
+            "parse": t_parse - t_scan,
+            "commit": t0 + summary.seconds - t_parse,
+        }
         p.extra["last_summary"] = summary
         self.emit(IndexProgress(p.name, "indexed", total, total, counts["chunks"]))
         return summary

@@ -9,7 +9,7 @@ from typing import Any
 @dataclass(slots=True)
 class IndexProgress:
     project: str
-    phase: str  # scanning | indexing | embedding | ready | error
+    phase: str  # scanning | indexing | committing | embedding | ready | error
     files_done: int = 0
     files_total: int = 0
     chunks: int = 0
@@ -32,11 +32,14 @@ class IndexSummary:
     embedded: int = 0
     bytes_indexed: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
+    seconds: float = 0.0  # the lexical run: scan, parse and commit (not the embeddings)
+    # Each phase's own wall time: scan, parse, commit (the lexical run), embed (waited for).
+    phase_seconds: dict[str, float] = field(default_factory=dict)
     rebuilt: str = ""  # non-empty: why the index was rebuilt from scratch
     read_only: bool = False  # another process holds the writer: nothing was written
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["seconds"] = round(self.seconds, 3)
+        d["phase_seconds"] = {k: round(v, 3) for k, v in self.phase_seconds.items()}
         return d
