@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from code_compass.cli.progress import (
     LineProgress,
     ProgressView,
     duration,
+    progress_sink,
     summary_line,
     view_of,
 )
@@ -117,3 +119,45 @@ def test_a_live_file_is_believed_only_from_a_live_recent_writer(tmp_path: Path) 
     write_live(tmp_path, replace(_live(os.getpid()), state="ready"))
     clear_live(tmp_path)
     assert not (tmp_path / "live-progress.json").exists()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_a_bar_per_phase_with_rate() -> None:
+    term = _Terminal()
+    sink = progress_sink(term)
+    sink.show(ProgressView("p", "parse", 0, 10, "files"))
+    sink.show(ProgressView("p", "parse", 10, 10, "files"))
+    sink.show(ProgressView("p", "embedding", 0, 40, "chunks"))
+    sink.close()
+    text = term.getvalue()
+    assert "p: parse" in text and "10/10" in text and " files/s" in text
+    assert "p: embedding" in text and "0/40" in text
+    assert "\r" in text  # redrawn in place, not line after line
+
+
+def test_verbose_index_names_each_skipped_file_and_json_lists_them(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {
+        **SAMPLE_FILES,
+        ".env": "API_KEY=hunter2-very-secret\n",
+        "assets/logo.png": b"\x89PNG\r\n\x1a\n" + bytes(64),
+        "big.py": "x = 1\n" * 400,
+    }
+    ws = write_tree(tmp_path / "ws", files)
+    base = [sys.executable, "-m", "code_compass", "index", "--no-embed", "--workspace", str(ws),
+            "--storage", str(tmp_path / "st"), "--max-file-kb", "1"]  # fmt: skip
+    out = subprocess.run([*base, "-v"], capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    listed = {tuple(line.split()) for line in out.stdout.splitlines() if line.startswith("    ")}
+    assert {(".env", "secret"), ("assets/logo.png", "unsupported_type")} <= listed
+    assert ("big.py", "too_large") in listed
+    assert "hunter2" not in out.stdout + out.stderr
+    out = subprocess.run(
+        [*base, "--json"], capture_output=True, text=True, timeout=120, check=False
+    )
+    (summary,) = json.loads(out.stdout)["projects"]
+    assert {"path": ".env", "reason": "secret"} in summary["skipped_paths"]
+    assert len(summary["skipped_paths"]) == sum(summary["skipped"].values())

@@ -155,5 +155,17 @@ def _print_summaries(summaries: list[IndexSummary], args: argparse.Namespace) ->
         print(summary_line(s))
         if s.skipped:
             print("  skipped: " + ", ".join(f"{k} {v}" for k, v in s.skipped.items()))
+            if args.verbose:
+                _print_skipped(s)
         if s.rebuilt:
             print(f"  rebuilt from scratch: {s.rebuilt}")
+
+
+def _print_skipped(s: IndexSummary) -> None:
+    """`-v`: each skipped path and why (a secret file is named, never read)."""
+    width = max((len(p.path) for p in s.skipped_paths), default=0)
+    for p in s.skipped_paths:
+        print(f"    {p.path.ljust(width)}  {p.reason}")
+    more = sum(s.skipped.values()) - len(s.skipped_paths)
+    if more > 0:
+        print(f"    ... and {more:,} more (only the first {len(s.skipped_paths):,} are listed)")

@@ -25,6 +25,7 @@ from code_compass.index.ignore import (
 )
 from code_compass.index.languages import language_for
 from code_compass.index.secret_files import is_secret
+from code_compass.index.summary import MAX_SKIPPED_LISTED, SkippedPath
 
 # Skip reasons (keys of ScanResult.skipped).
 SKIP_SECRET = "secret"
@@ -66,6 +67,9 @@ class FileEntry:
 class ScanResult:
     files: list[FileEntry]
     skipped: dict[str, int] = field(default_factory=dict)
+    # Which paths were skipped and why (an excluded folder once, ending with "/"), up to
+    # MAX_SKIPPED_LISTED: what `index -v` lists.
+    skipped_paths: list[SkippedPath] = field(default_factory=list)
 
 
 class _Rules:
@@ -143,6 +147,13 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
     rules = _Rules(real_root, settings)
     files: list[FileEntry] = []
     skipped: Counter[str] = Counter()
+    listed: list[SkippedPath] = []
+
+    def skip(rel: str, reason: str) -> None:
+        skipped[reason] += 1
+        if len(listed) < MAX_SKIPPED_LISTED:
+            listed.append(SkippedPath(rel, reason))
+
     max_bytes = settings.max_file_bytes
     # (rel_dir with trailing "/" or "", absolute dir, gitignore stack of its parent)
     pending: list[tuple[str, str, IgnoreStack]] = [("", real_root, rules.base_stack())]
@@ -152,11 +163,11 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
             with os.scandir(abs_dir) as it:
                 entries = list(it)
         except OSError:
-            skipped[SKIP_UNREADABLE] += 1
+            skip(rel_dir, SKIP_UNREADABLE)
             continue
         names = {e.name for e in entries}
         if rel_dir and VENV_MARKER in names:
-            skipped[SKIP_DEFAULT_EXCLUDED] += 1
+            skip(rel_dir, SKIP_DEFAULT_EXCLUDED)
             continue
         if ".gitignore" in names:
             stack = _push_gitignore(stack, abs_dir, rel_dir)
@@ -166,7 +177,7 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
                 is_link = entry.is_symlink()
                 is_dir = entry.is_dir()
             except OSError:
-                skipped[SKIP_UNREADABLE] += 1
+                skip(rel, SKIP_UNREADABLE)
                 continue
             if is_dir:
                 sub_rel = rel + "/"
@@ -175,7 +186,7 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
                     real = os.path.realpath(entry.path)
                     reason = SKIP_SYMLINK_DIR if rules.inside(real) else SKIP_SYMLINK_OUTSIDE
                 if reason is not None:
-                    skipped[reason] += 1
+                    skip(sub_rel, reason)
                 else:
                     pending.append((sub_rel, entry.path, stack))
                 continue
@@ -205,9 +216,10 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
                 except OSError:
                     reason = SKIP_UNREADABLE
             if reason is not None:
-                skipped[reason] += 1
+                skip(rel, reason)
     files.sort(key=lambda f: f.rel)
-    return ScanResult(files=files, skipped=dict(sorted(skipped.items())))
+    listed.sort(key=lambda s: s.path)
+    return ScanResult(files=files, skipped=dict(sorted(skipped.items())), skipped_paths=listed)
 
 
 @functools.lru_cache(maxsize=16)

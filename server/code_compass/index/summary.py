@@ -18,6 +18,19 @@ class IndexProgress:
     message: str = ""
 
 
+# Skipped paths listed by name in a summary; past this many only the counts say the rest.
+MAX_SKIPPED_LISTED = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedPath:
+    """A file (or a folder, ending with "/") the index left out, and why (a skip reason).
+    Never its content: a secret file is named, not read."""
+
+    path: str
+    reason: str
+
+
 @dataclass(slots=True)
 class IndexSummary:
     project: str
@@ -32,6 +45,8 @@ class IndexSummary:
     embedded: int = 0
     bytes_indexed: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    # The first MAX_SKIPPED_LISTED of them by path (`skipped` counts them all).
+    skipped_paths: list[SkippedPath] = field(default_factory=list)
     seconds: float = 0.0  # the lexical run: scan, parse and commit (not the embeddings)
     # Each phase's own wall time: scan, parse, commit (the lexical run), embed (waited for).
     phase_seconds: dict[str, float] = field(default_factory=dict)
