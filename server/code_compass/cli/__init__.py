@@ -163,7 +163,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command not in ("serve", "mcp"):  # the servers keep their own signal handling
         signal.signal(signal.SIGINT, _on_sigint)
     try:
-        return _run(args)
+        code = _run(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers below, not at exit
+        return code
     except InputError as exc:
         sys.stderr.write(f"code-compass: {exc.field}: {exc.message}\n")
         return EXIT_BAD_INPUT
