@@ -53,10 +53,17 @@ if TYPE_CHECKING:  # the answer stack loads with the first question
 
 class Engine:
     def __init__(
-        self, storage: Path, settings: EngineSettings, *, serves_editor: bool = False
+        self,
+        storage: Path,
+        settings: EngineSettings,
+        *,
+        serves_editor: bool = False,
+        queries_only: bool = False,
     ) -> None:
         """`serves_editor`: this engine holds an editor's buffers (the language server) and
-        publishes them for other processes on the same storage; the others read them."""
+        publishes them for other processes on the same storage; the others read them.
+        `queries_only`: a one-shot query process (CLI search, ask): vectors are read
+        memory-mapped and nothing is embedded (embed/vector_reader.py)."""
         self.storage = storage
         # The one owner of the settings; every consumer (this engine first) subscribes to it,
         # and per-folder values are read through `scan_for(root)` at use.
@@ -66,7 +73,7 @@ class Engine:
             storage, self.buffers, self._max_file_bytes, read_shared=not serves_editor
         )
         self._publisher = BufferPublisher() if serves_editor else None
-        self.embeddings = EmbeddingLinks(storage, settings.embeddings)
+        self.embeddings = EmbeddingLinks(storage, settings.embeddings, queries_only=queries_only)
         self.scheduler = IndexScheduler(self.buffers, self._scan_for, self.embeddings)
         self.search_service = SearchService(self.registry, self.embeddings.semantic_channel)
         self._watchers: dict[str, ProjectWatcher] = {}
@@ -94,8 +101,14 @@ class Engine:
         settings: EngineSettings | None = None,
         *,
         serves_editor: bool = False,
+        queries_only: bool = False,
     ) -> Engine:
-        return cls(storage_base(storage), settings or EngineSettings(), serves_editor=serves_editor)
+        return cls(
+            storage_base(storage),
+            settings or EngineSettings(),
+            serves_editor=serves_editor,
+            queries_only=queries_only,
+        )
 
     # --- projects ---
     def add_project(self, root: Path, name: str | None = None) -> str:

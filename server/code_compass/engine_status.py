@@ -92,7 +92,8 @@ def _project_status(
     embed = link.progress() if link is not None else None
     last = p.extra.get("last_summary")
     skipped = last.skipped if isinstance(last, IndexSummary) else {}
-    client = client_state(state.phase.phase, counts, has_embeddings=link is not None)
+    has_vectors = embeddings.has_vectors(name)
+    client = client_state(state.phase.phase, counts, has_embeddings=has_vectors)
     phase = state.phase.phase
     rate = round(embed.rate, ROUND_RATE) if embed else 0.0
     eta = round(embed.eta_s, ROUND_RATE) if embed and embed.eta_s is not None else None
@@ -111,7 +112,7 @@ def _project_status(
         chunks=counts["chunks"],
         symbols=counts["symbols"],
         embedded=counts["embedded"],
-        embed_total=counts["chunks"] if link is not None or live is not None else 0,
+        embed_total=counts["chunks"] if has_vectors or live is not None else 0,
         embed_rate=rate,
         embed_eta_s=eta,
         errors=skipped.get("parse_error", 0),

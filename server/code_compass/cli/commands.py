@@ -28,8 +28,11 @@ def engine_settings(args: argparse.Namespace) -> EngineSettings:
     return settings
 
 
-def open_engine(args: argparse.Namespace) -> tuple[Engine, list[str]]:
-    engine = Engine.open(args.storage, engine_settings(args))
+def open_engine(
+    args: argparse.Namespace, *, queries_only: bool = False
+) -> tuple[Engine, list[str]]:
+    """`queries_only`: search and ask read the committed vectors and never embed."""
+    engine = Engine.open(args.storage, engine_settings(args), queries_only=queries_only)
     roots = args.workspace or [Path.cwd()]
     names = [engine.add_project(root) for root in roots]
     return engine, names
@@ -117,7 +120,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 ) from exc
     else:
         batch.append((None, _search_params(args, args.query)))
-    engine, names = open_engine(args)
+    engine, names = open_engine(args, queries_only=True)
     try:
         engine.index(embed=False, background_embed=False)  # stat-only diff when unchanged
         _note_top_k(args)
@@ -156,7 +159,7 @@ def _with_project(params: Any, project: str | None) -> Any:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    engine, _ = open_engine(args)
+    engine, _ = open_engine(args, queries_only=True)  # counts and the writer's live file
     try:
         status = status_to_json(engine.status())
     finally:
@@ -185,7 +188,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from code_compass.answer.request import AskRequest
 
     checked = AskRequest.from_json(params).validated()  # bad input: exit 2 before opening
-    engine, names = open_engine(args)
+    engine, names = open_engine(args, queries_only=True)
     try:
         engine.index(embed=False, background_embed=False)
         _note_top_k(args)

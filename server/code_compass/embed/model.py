@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from code_compass.constants import (
@@ -62,13 +62,52 @@ def length_buckets(
     return batches
 
 
+def model_sha256(path: Path, stamp: Path | None = None) -> str:
+    """The model file's sha256. With `stamp` (a file in our own storage, never the model's
+    folder), remembered there keyed by the model's path, size, mtime and inode: hashing 23 MB
+    costs every cold process (a CLI search) about 0.1 s."""
+    if stamp is None:
+        return sha256_file(path)
+    st = path.stat()
+    key = f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+    with contextlib.suppress(OSError, ValueError):
+        known, digest = stamp.read_text("utf-8").rsplit(" ", 1)
+        if known == key and len(digest.strip()) == 64:
+            return digest.strip()
+    digest = sha256_file(path)
+    tmp = stamp.with_name(f"{stamp.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(f"{key} {digest}\n", encoding="utf-8")
+        os.replace(tmp, stamp)
+    return digest
+
+
+def model_id_for(sha256: str) -> str:
+    """Identifies the vectors' space; changes whenever the model file changes."""
+    return f"{MODEL_NAME}-{sha256[:12]}"
+
+
+def model_id_at(model_dir: Path | None = None, sha_stamp: Path | None = None) -> str:
+    """The id `Embedder(model_dir).model_id` would have, without loading the model."""
+    model_path, _tokenizer = require_model_files(model_dir or default_model_dir())
+    return model_id_for(model_sha256(model_path, sha_stamp))
+
+
 class Embedder:
     """Sentence vectors from all-MiniLM-L6-v2 (int8). Thread-safe: runs may overlap."""
 
-    def __init__(self, model_dir: Path | None = None, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        model_dir: Path | None = None,
+        threads: int | None = None,
+        *,
+        sha_stamp: Path | None = None,
+    ) -> None:
+        """`sha_stamp`: where to remember the model's hash between processes (model_sha256)."""
         self.model_dir = model_dir if model_dir is not None else default_model_dir()
         model_path, tokenizer_path = require_model_files(self.model_dir)
-        self.model_sha256 = sha256_file(model_path)
+        self.model_sha256 = model_sha256(model_path, sha_stamp)
         self.threads = threads if threads is not None else default_threads()
         self.dims = EMBED_DIMS
         self.max_tokens = EMBED_MAX_TOKENS
@@ -79,6 +118,8 @@ class Embedder:
         self._counter = Tokenizer.from_file(str(tokenizer_path))
         self._counter.no_padding()
         self._counter.no_truncation()
+
+        import onnxruntime as ort  # ~0.1 s: paid by the processes that embed, not `status`
 
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
@@ -95,7 +136,7 @@ class Embedder:
     @property
     def model_id(self) -> str:
         """Identifies the vectors' space; changes whenever the model file changes."""
-        return f"{MODEL_NAME}-{self.model_sha256[:12]}"
+        return model_id_for(self.model_sha256)
 
     # --- tokens ---------------------------------------------------------------------------
 
