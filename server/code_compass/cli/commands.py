@@ -122,6 +122,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         batch.append((None, _search_params(args, args.query)))
     engine, names = open_engine(args, queries_only=True)
     try:
+        if any(p.mode != "lexical" for _qid, p in batch):
+            engine.embeddings.preload()  # overlaps the index check below
         engine.index(embed=False, background_embed=False)  # stat-only diff when unchanged
         _note_top_k(args)
         for qid, params in batch:
@@ -190,6 +192,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     checked = AskRequest.from_json(params).validated()  # bad input: exit 2 before opening
     engine, names = open_engine(args, queries_only=True)
     try:
+        engine.embeddings.preload()  # overlaps the index check below
         engine.index(embed=False, background_embed=False)
         _note_top_k(args)
         if len(names) > 1:

@@ -43,6 +43,7 @@ class EmbeddingLinks:
         self._peeked_id: str | None = None
         self.error = ""  # why embeddings are off although enabled, if they are
         self._lock = threading.Lock()
+        self._model_lock = threading.Lock()  # loading the model (apart: a load takes a while)
         self._embedder: Embedder | None = None
         self._cache: EmbeddingCache | None = None
         self._links: dict[str, ProjectEmbeddings] = {}
@@ -70,6 +71,17 @@ class EmbeddingLinks:
     def _sha_stamp(self) -> Path:
         return self._storage / "model.sha256"
 
+    def preload(self) -> None:
+        """Load the model in the background now (a queries-only engine: while its caller
+        brings the index up to date, most of the load runs outside the GIL)."""
+        if not self.enabled or self._embedder is not None or self.error:
+            return
+
+        def load() -> None:
+            self._load_model()
+
+        threading.Thread(target=load, name="model-preload", daemon=True).start()
+
     def has_vectors(self, project: str) -> bool:
         """The project's chunks get vectors (a writer's link, or read by a query process)."""
         with self._lock:
@@ -86,10 +98,9 @@ class EmbeddingLinks:
             return None
         from code_compass.embed.project_link import ProjectEmbeddings
 
-        with self._lock:
-            if not self._load_model():
-                return None
-            embedder, cache = self._embedder, self._cache
+        if not self._load_model():
+            return None
+        embedder, cache = self._embedder, self._cache
         assert embedder is not None and cache is not None
         link = ProjectEmbeddings(project, embedder, cache)  # opens and reconciles its store
         with self._lock:
@@ -97,6 +108,10 @@ class EmbeddingLinks:
         return link
 
     def _load_model(self) -> bool:
+        with self._model_lock:
+            return self._load_model_locked()
+
+    def _load_model_locked(self) -> bool:
         if self._embedder is not None:
             return True
         if self.error:
@@ -140,8 +155,7 @@ class EmbeddingLinks:
             return None
 
         def semantic(project: Project, params: SearchParams, limit: int) -> list[Candidate]:
-            with self._lock:
-                loaded = self._load_model()
+            loaded = self._load_model()
             embedder = self._embedder
             store = self._store(project.name, embedder) if loaded and embedder else None
             if embedder is None or store is None:

@@ -115,11 +115,11 @@ class _Rules:
             return SKIP_EXCLUDED
         return None
 
-    def type_reason(self, rel: str) -> str | None:
+    def type_reason(self, rel: str, language: str | None) -> str | None:
         """After the exclusions and the symlink check: the include list and file type."""
         if self.include is not None and not self.include.matches(rel):
             return SKIP_NOT_INCLUDED
-        if language_for(rel) is None and not (
+        if language is None and not (
             self.documents is not None and self.documents.matches(rel)
         ):
             return SKIP_UNSUPPORTED
@@ -193,8 +193,10 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
             reason = rules.file_reason(rel, stack)
             if reason is None and is_link:
                 reason = rules.link_reason(entry.path)
+            language: str | None = None
             if reason is None:
-                reason = rules.type_reason(rel)
+                language = language_for(rel)
+                reason = rules.type_reason(rel, language)
             if reason is None:
                 try:
                     if not entry.is_file():  # fifo, socket, device, broken link
@@ -210,7 +212,7 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
                                     abs=Path(entry.path),
                                     size=st.st_size,
                                     mtime_ns=st.st_mtime_ns,
-                                    language=language_for(rel) or "text",
+                                    language=language or "text",
                                 )
                             )
                 except OSError:
@@ -263,7 +265,7 @@ def classify_path(root: Path, rel: str, settings: ScanSettings = ScanSettings())
         reason = rules.link_reason(abs_path)
         if reason is not None:
             return reason
-    reason = rules.type_reason(file_rel)
+    reason = rules.type_reason(file_rel, language_for(file_rel))
     if reason is not None:
         return reason
     try:
