@@ -80,7 +80,7 @@ class Engine:
         self._answers: AskService | None = None
         self._lock = threading.Lock()
         # What this process does to the indexes it writes, for the processes reading them.
-        self._live = LivePublisher(self._live_entries)
+        self._live = LivePublisher(self._live_entries, announce_idle=not queries_only)
         self.settings_store.subscribe(self._apply_settings)
 
     @property

@@ -223,8 +223,13 @@ class LivePublisher:
     writer), removed when the engine closes. A process done within the first heartbeat (a
     one-shot search) never writes one."""
 
-    def __init__(self, entries: Callable[[], list[tuple[Path, LiveProgress]]]) -> None:
+    def __init__(
+        self, entries: Callable[[], list[tuple[Path, LiveProgress]]], *, announce_idle: bool = True
+    ) -> None:
+        """`announce_idle` off: a one-shot query process says only that it works, never
+        that it keeps the index (it exits in a moment)."""
         self._entries = entries
+        self._announce_idle = announce_idle
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._written: dict[Path, LiveProgress] = {}  # last write per project folder
@@ -247,6 +252,8 @@ class LivePublisher:
     def publish(self) -> None:
         seen: set[Path] = set()
         for directory, live in self._entries():
+            if not live.working and not self._announce_idle:
+                continue
             seen.add(directory)
             last = self._written.get(directory)
             if live.working or last is None or last.state != live.state:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write_tree
+from tests.engine.fixtures import SAMPLE_FILES
 
 N_FILES = 120  # about 360 chunks: several seconds of embedding even on a fast machine
 
@@ -150,3 +151,40 @@ def test_writer_progress_lines_on_a_pipe_and_its_phase_times(writer: Writer) -> 
     assert summary.startswith("ws: lexical ")
     assert "(scan " in summary and ", parse " in summary and ", commit " in summary
     assert "), embeddings " in summary and f"{N_FILES} files" in summary
+
+
+KEEPER = """
+import sys, time
+from pathlib import Path
+from code_compass.engine import Engine
+from code_compass.settings import EngineSettings
+engine = Engine.open(Path(sys.argv[2]), EngineSettings(embeddings=False))
+engine.add_project(Path(sys.argv[1]))
+engine.index(embed=False)
+print("ready", flush=True)
+time.sleep(120)
+"""
+
+
+def test_index_beside_an_idle_keeper_says_who_keeps_it(tmp_path: Path) -> None:
+    """A long-lived holder (a language server, here a real engine in another process with
+    embeddings off) that finished its work keeps the index: `index` says so rather than
+    waiting for ever, and exits 0 only if what it keeps is what was asked."""
+    ws = write_tree(tmp_path / "ws", SAMPLE_FILES)
+    st = tmp_path / "st"
+    keeper = subprocess.Popen(
+        [sys.executable, "-c", KEEPER, str(ws), str(st)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert keeper.stdout is not None and keeper.stdout.readline().strip() == "ready"
+        base = ("index", "--workspace", str(ws), "--storage", str(st))
+        lexical = run(*base, "--no-embed", timeout=120)
+        assert lexical.returncode == 0, lexical.stderr
+        assert f"kept current by process {keeper.pid}" in lexical.stderr
+        assert lexical.stdout == ""  # this process wrote nothing: no summary of its own
+        embedded = run(*base, timeout=120)
+        assert embedded.returncode == 3, embedded.stderr
+        assert "does not embed" in embedded.stderr
+    finally:
+        keeper.kill()
+        keeper.wait()

@@ -30,6 +30,9 @@ from code_compass.index.summary import IndexProgress, IndexSummary
 
 WAIT_POLL_S = 0.5  # how often a waiting `index` reads the writer's progress
 PROBE_S = 1.0  # how often it tries the writer itself when the holder publishes nothing
+# A holder idle this long keeps the index (a language server); shorter may be a process about
+# to exit, whose writer this one then takes.
+KEEPER_GRACE_S = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +101,7 @@ def _wait_for_writer(busy: list[_Busy], sink: ProgressSink) -> LiveProgress | No
     """Show the holders' progress until one of them lets the writer go (None), or every
     holder is alive but idle, having finished its work (its last live record)."""
     last_probe = time.monotonic()
+    idle_since: float | None = None
     while True:
         lives = [(b, read_live(b.directory)) for b in busy]
         working = [(b, live) for b, live in lives if live is not None and live.working]
@@ -105,12 +109,15 @@ def _wait_for_writer(busy: list[_Busy], sink: ProgressSink) -> LiveProgress | No
             view = view_of_live(b.name, live)
             if view is not None:
                 sink.show(view)
-        if not working:
-            idle = [live for _b, live in lives if live is not None]
-            if idle and len(idle) == len(busy):
+        now = time.monotonic()
+        idle = [live for _b, live in lives if live is not None and not live.working]
+        if idle and len(idle) == len(busy):
+            idle_since = idle_since if idle_since is not None else now
+            if now - idle_since >= KEEPER_GRACE_S:
                 return idle[0]
-            now = time.monotonic()
-            if now - last_probe >= PROBE_S:
+        else:
+            idle_since = None
+            if not working and now - last_probe >= PROBE_S:
                 return None  # nobody says it works: try to take the writer
         time.sleep(WAIT_POLL_S)
 

@@ -119,9 +119,7 @@ class _Rules:
         """After the exclusions and the symlink check: the include list and file type."""
         if self.include is not None and not self.include.matches(rel):
             return SKIP_NOT_INCLUDED
-        if language is None and not (
-            self.documents is not None and self.documents.matches(rel)
-        ):
+        if language is None and not (self.documents is not None and self.documents.matches(rel)):
             return SKIP_UNSUPPORTED
         return None
 
