@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -115,9 +116,9 @@ class Embedder:
         self._tok = Tokenizer.from_file(str(tokenizer_path))
         self._tok.no_padding()  # the shipped tokenizer.json pads to 128: we pad per batch instead
         self._tok.enable_truncation(EMBED_MAX_TOKENS)
-        self._counter = Tokenizer.from_file(str(tokenizer_path))
-        self._counter.no_padding()
-        self._counter.no_truncation()
+        self._tokenizer_path = tokenizer_path
+        self._counter_tok: Tokenizer | None = None  # made at first use: a query never counts
+        self._counter_lock = threading.Lock()
 
         import onnxruntime as ort  # ~0.1 s: paid by the processes that embed, not `status`
 
@@ -133,6 +134,16 @@ class Embedder:
             str(model_path), opts, providers=["CPUExecutionProvider"]
         )
 
+    def _counter(self) -> Tokenizer:
+        """The untruncated tokenizer that counts tokens (splitting chunks into pieces)."""
+        with self._counter_lock:
+            if self._counter_tok is None:
+                counter = Tokenizer.from_file(str(self._tokenizer_path))
+                counter.no_padding()
+                counter.no_truncation()
+                self._counter_tok = counter
+            return self._counter_tok
+
     @property
     def model_id(self) -> str:
         """Identifies the vectors' space; changes whenever the model file changes."""
@@ -146,13 +157,13 @@ class Embedder:
 
     def count_tokens(self, text: str) -> int:
         """Tokens the model would see without truncation, [CLS] and [SEP] included."""
-        return len(self._counter.encode(text).ids)
+        return len(self._counter().encode(text).ids)
 
     def line_token_counts(self, text: str) -> list[int]:
         """Content tokens (no special tokens) on each line of `text` (split on '\\n')."""
         lines = text.split("\n")
         starts = np.cumsum([0] + [len(line) + 1 for line in lines[:-1]])
-        enc = self._counter.encode(text, add_special_tokens=False)
+        enc = self._counter().encode(text, add_special_tokens=False)
         if not enc.offsets:
             return [0] * len(lines)
         token_starts = np.fromiter(
