@@ -10,15 +10,22 @@ indexing.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from code_compass.constants import LLM_TEMPERATURE
 from code_compass.embed.links import EmbeddingLinks
-from code_compass.engine_status import EngineStatus, collect_status
+from code_compass.engine_status import (
+    EngineStatus,
+    LivePublisher,
+    collect_status,
+    live_progress,
+)
 from code_compass.index.buffers import EditorBuffers
 from code_compass.index.job_records import FullRun, WatcherBatch
+from code_compass.index.live_progress import LiveProgress
 from code_compass.index.project import Project
 from code_compass.index.registry import ProjectRegistry
 from code_compass.index.scan import ScanSettings
@@ -46,10 +53,17 @@ if TYPE_CHECKING:  # the answer stack loads with the first question
 
 class Engine:
     def __init__(
-        self, storage: Path, settings: EngineSettings, *, serves_editor: bool = False
+        self,
+        storage: Path,
+        settings: EngineSettings,
+        *,
+        serves_editor: bool = False,
+        queries_only: bool = False,
     ) -> None:
         """`serves_editor`: this engine holds an editor's buffers (the language server) and
-        publishes them for other processes on the same storage; the others read them."""
+        publishes them for other processes on the same storage; the others read them.
+        `queries_only`: a one-shot query process (CLI search, ask): vectors are read
+        memory-mapped and nothing is embedded (embed/vector_reader.py)."""
         self.storage = storage
         # The one owner of the settings; every consumer (this engine first) subscribes to it,
         # and per-folder values are read through `scan_for(root)` at use.
@@ -59,12 +73,14 @@ class Engine:
             storage, self.buffers, self._max_file_bytes, read_shared=not serves_editor
         )
         self._publisher = BufferPublisher() if serves_editor else None
-        self.embeddings = EmbeddingLinks(storage, settings.embeddings)
+        self.embeddings = EmbeddingLinks(storage, settings.embeddings, queries_only=queries_only)
         self.scheduler = IndexScheduler(self.buffers, self._scan_for, self.embeddings)
         self.search_service = SearchService(self.registry, self.embeddings.semantic_channel)
         self._watchers: dict[str, ProjectWatcher] = {}
         self._answers: AskService | None = None
         self._lock = threading.Lock()
+        # What this process does to the indexes it writes, for the processes reading them.
+        self._live = LivePublisher(self._live_entries, announce_idle=not queries_only)
         self.settings_store.subscribe(self._apply_settings)
 
     @property
@@ -85,8 +101,14 @@ class Engine:
         settings: EngineSettings | None = None,
         *,
         serves_editor: bool = False,
+        queries_only: bool = False,
     ) -> Engine:
-        return cls(storage_base(storage), settings or EngineSettings(), serves_editor=serves_editor)
+        return cls(
+            storage_base(storage),
+            settings or EngineSettings(),
+            serves_editor=serves_editor,
+            queries_only=queries_only,
+        )
 
     # --- projects ---
     def add_project(self, root: Path, name: str | None = None) -> str:
@@ -151,6 +173,7 @@ class Engine:
         """Index (incrementally) now and wait. Then `embed` waits until every chunk has its
         vector; otherwise the embedding worker catches up in the background, unless
         `background_embed` is off too (one-shot CLI commands that exit right after)."""
+        self._live.start()
         out: list[IndexSummary] = []
         for name in [project] if project else self.projects():
             job = FullRun(
@@ -177,7 +200,9 @@ class Engine:
         name = summary.project
         if self.embeddings.get(name) is None:
             return
+        started = time.perf_counter()
         self.embeddings.wait_embedded(name, progress, cancel)
+        summary.phase_seconds["embed"] = time.perf_counter() - started
         summary.embedded = self.registry.get(name).catalog.counts()["embedded"]
         if progress:
             n, chunks, embedded = summary.scanned, summary.chunks, summary.embedded
@@ -193,6 +218,7 @@ class Engine:
 
     def schedule_index(self, project: str | None = None) -> None:
         """Queue a full (incremental) run of one project or all; returns at once."""
+        self._live.start()
         for name in [project] if project else self.projects():
             self.scheduler.submit_full(name)
 
@@ -299,6 +325,13 @@ class Engine:
         etas = [p.embed_eta_s for p in self.status().projects if p.embed_eta_s is not None]
         return max(etas) if etas else None
 
+    def _live_entries(self) -> list[tuple[Path, LiveProgress]]:
+        found = (
+            live_progress(name, self.registry, self.scheduler, self.embeddings)
+            for name in self.projects()
+        )
+        return [entry for entry in found if entry is not None]
+
     def status(self) -> EngineStatus:
         """Typed; `status.status_to_json` gives the front doors' wire form."""
         return collect_status(self.registry, self.scheduler, self.embeddings, self.storage)
@@ -319,6 +352,7 @@ class Engine:
         return service.ask(self, params, llm, on_text=on_text, workspace=workspace)
 
     def close(self) -> None:
+        self._live.close()
         names = self.projects()
         for name in names:
             self.stop_watching(name)

@@ -12,9 +12,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import anthropic
-from anthropic.types import Message
+from typing import TYPE_CHECKING
 
 from code_compass.constants import (
     DEFAULT_MODEL,
@@ -24,6 +22,10 @@ from code_compass.constants import (
     LLM_MAX_TOKENS,
     LLM_TIMEOUT_S,
 )
+
+if TYPE_CHECKING:  # the SDK takes over a second to import: only a call with a key pays for it
+    import anthropic
+    from anthropic.types import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,8 @@ class LlmError(RuntimeError):
 
 
 def _retryable(err: Exception) -> bool:
+    import anthropic
+
     if isinstance(err, anthropic.APIConnectionError):  # includes APITimeoutError
         return True
     if isinstance(err, anthropic.APIStatusError):
@@ -83,6 +87,8 @@ def _retryable(err: Exception) -> bool:
 
 
 def _describe(err: Exception) -> tuple[str, int | None]:
+    import anthropic
+
     if isinstance(err, anthropic.APITimeoutError):
         return "the request timed out", None
     if isinstance(err, anthropic.APIConnectionError):
@@ -99,6 +105,8 @@ def _describe(err: Exception) -> tuple[str, int | None]:
 
 
 def make_client(config: LlmConfig) -> anthropic.Anthropic:
+    import anthropic
+
     kwargs: dict[str, object] = {"timeout": config.timeout_s, "max_retries": 0}
     if config.api_key:
         kwargs["api_key"] = config.api_key

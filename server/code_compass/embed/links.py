@@ -19,12 +19,13 @@ from code_compass.index.summary import IndexProgress
 from code_compass.records import SearchParams
 from code_compass.search.candidates import Candidate
 from code_compass.search.searcher import SemanticFn
-from code_compass.search.semantic import semantic_candidates
+from code_compass.search.semantic import VectorSearch, semantic_candidates
 
 if TYPE_CHECKING:  # the model's imports (ONNX Runtime) load only when embeddings are on
     from code_compass.embed.cache import EmbeddingCache
     from code_compass.embed.model import Embedder
     from code_compass.embed.project_link import ProjectEmbeddings
+    from code_compass.embed.vector_reader import VectorReader
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +43,18 @@ class EmbeddingFailed(RuntimeError):
 
 
 class EmbeddingLinks:
-    def __init__(self, storage: Path, enabled: bool) -> None:
+    def __init__(self, storage: Path, enabled: bool, *, queries_only: bool = False) -> None:
+        """`queries_only`: a one-shot query process (a CLI search or ask) reads the committed
+        vectors memory-mapped and never embeds: no vector store, no worker, no cache."""
         self._storage = storage
         self.enabled = enabled
+        self._queries_only = queries_only
+        self._query_projects: dict[str, Project] = {}  # queries only: read when first searched
+        self._readers: dict[str, VectorReader] = {}
+        self._peeked_id: str | None = None
         self.error = ""  # why embeddings are off although enabled, if they are
         self._lock = threading.Lock()
+        self._model_lock = threading.Lock()  # loading the model (apart: a load takes a while)
         self._embedder: Embedder | None = None
         self._cache: EmbeddingCache | None = None
         self._links: dict[str, ProjectEmbeddings] = {}
@@ -54,7 +62,42 @@ class EmbeddingLinks:
 
     @property
     def model_id(self) -> str | None:
-        return self._embedder.model_id if self._embedder is not None else None
+        if self._embedder is not None:
+            return self._embedder.model_id
+        if self._queries_only and self.enabled and not self.error:
+            return self._peek_model_id()
+        return None
+
+    def _peek_model_id(self) -> str | None:
+        """The model's id without loading it (a `status` needs no ONNX session)."""
+        if self._peeked_id is None:
+            from code_compass.embed.model import model_id_at
+
+            try:
+                self._peeked_id = model_id_at(sha_stamp=self._sha_stamp)
+            except Exception as exc:  # not built: say why, as a load would
+                self.error = str(exc)
+        return self._peeked_id
+
+    @property
+    def _sha_stamp(self) -> Path:
+        return self._storage / "model.sha256"
+
+    def preload(self) -> None:
+        """Load the model in the background now (a queries-only engine: while its caller
+        brings the index up to date, most of the load runs outside the GIL)."""
+        if not self.enabled or self._embedder is not None or self.error:
+            return
+
+        def load() -> None:
+            self._load_model()
+
+        threading.Thread(target=load, name="model-preload", daemon=True).start()
+
+    def has_vectors(self, project: str) -> bool:
+        """The project's chunks get vectors (a writer's link, or read by a query process)."""
+        with self._lock:
+            return project in self._links or project in self._query_projects
 
     @property
     def cache_recreated(self) -> str:
@@ -62,15 +105,19 @@ class EmbeddingLinks:
         return self._cache.recreated if self._cache is not None else ""
 
     def link(self, project: Project) -> ProjectEmbeddings | None:
-        """Open the project's vector store and worker (not started); None when off."""
+        """Open the project's vector store and worker (not started); None when off, and in a
+        queries-only engine, whose vectors are read when first searched."""
         if not self.enabled:
+            return None
+        if self._queries_only:
+            with self._lock:
+                self._query_projects[project.name] = project
             return None
         from code_compass.embed.project_link import ProjectEmbeddings
 
-        with self._lock:
-            if not self._load_model():
-                return None
-            embedder, cache = self._embedder, self._cache
+        if not self._load_model():
+            return None
+        embedder, cache = self._embedder, self._cache
         assert embedder is not None and cache is not None
         if cache.recreated and cache.recreated not in project.rebuilt:  # say it where it shows
             project.rebuilt = (
@@ -82,6 +129,10 @@ class EmbeddingLinks:
         return link
 
     def _load_model(self) -> bool:
+        with self._model_lock:
+            return self._load_model_locked()
+
+    def _load_model_locked(self) -> bool:
         if self._embedder is not None:
             return True
         if self.error:
@@ -90,11 +141,13 @@ class EmbeddingLinks:
         from code_compass.embed.model import Embedder
 
         try:
-            self._embedder = Embedder()
+            self._embedder = Embedder(sha_stamp=self._sha_stamp)
         except Exception as exc:  # model not built: lexical search still works
             self.error = str(exc)
             log.warning("embeddings off: %s", exc)
             return False
+        if self._queries_only:
+            return True
         self._cache = EmbeddingCache(self._storage / "embed-cache.sqlite", self._embedder.model_id)
         return True
 
@@ -105,23 +158,49 @@ class EmbeddingLinks:
     def unlink(self, project: str) -> None:
         with self._lock:
             link = self._links.pop(project, None)
+            reader = self._readers.pop(project, None)
+            self._query_projects.pop(project, None)
         if link is not None:
             link.close()
+        if reader is not None:
+            reader.close()
 
     # --- search's semantic channel ---
     def semantic_channel(self) -> SemanticFn | None:
-        """Cosine candidates from a project's vector store; None until the model is loaded."""
-        embedder = self._embedder
-        if embedder is None or not self.enabled:  # off: the next search is lexical only
+        """Cosine candidates from a project's vector store; None until the model is loaded.
+        A queries-only engine loads the model at its first semantic search (a lexical search
+        never does); it offers the channel once the model's files are there."""
+        if not self.enabled:  # off: the next search is lexical only
+            return None
+        if self._embedder is None and not (self._queries_only and self._peek_model_id()):
             return None
 
         def semantic(project: Project, params: SearchParams, limit: int) -> list[Candidate]:
-            link = self.get(project.name)
-            if link is None:
+            loaded = self._load_model()
+            embedder = self._embedder
+            store = self._store(project.name, embedder) if loaded and embedder else None
+            if embedder is None or store is None:
                 return []
-            return semantic_candidates(project, params, limit, embedder=embedder, store=link.store)
+            return semantic_candidates(project, params, limit, embedder=embedder, store=store)
 
         return semantic
+
+    def _store(self, name: str, embedder: Embedder) -> VectorSearch | None:
+        """The writer's vector store, or (queries only) the committed vectors, mapped."""
+        from code_compass.embed.project_link import store_id
+        from code_compass.embed.vector_reader import VectorReader
+
+        with self._lock:
+            link = self._links.get(name)
+            if link is not None:
+                return link.store
+            reader = self._readers.get(name)
+            project = self._query_projects.get(name)
+            if reader is None and project is not None:
+                directory = project.directory / "vectors"
+                reader = VectorReader(directory, store_id(embedder), embedder.dims)
+                self._readers[name] = reader
+            return reader
 
     # --- the scheduler's hooks (never blocking) ---
     def wake(self, project: str) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from code_compass.constants import (
@@ -62,13 +63,52 @@ def length_buckets(
     return batches
 
 
+def model_sha256(path: Path, stamp: Path | None = None) -> str:
+    """The model file's sha256. With `stamp` (a file in our own storage, never the model's
+    folder), remembered there keyed by the model's path, size, mtime and inode: hashing 23 MB
+    costs every cold process (a CLI search) about 0.1 s."""
+    if stamp is None:
+        return sha256_file(path)
+    st = path.stat()
+    key = f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+    with contextlib.suppress(OSError, ValueError):
+        known, digest = stamp.read_text("utf-8").rsplit(" ", 1)
+        if known == key and len(digest.strip()) == 64:
+            return digest.strip()
+    digest = sha256_file(path)
+    tmp = stamp.with_name(f"{stamp.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(f"{key} {digest}\n", encoding="utf-8")
+        os.replace(tmp, stamp)
+    return digest
+
+
+def model_id_for(sha256: str) -> str:
+    """Identifies the vectors' space; changes whenever the model file changes."""
+    return f"{MODEL_NAME}-{sha256[:12]}"
+
+
+def model_id_at(model_dir: Path | None = None, sha_stamp: Path | None = None) -> str:
+    """The id `Embedder(model_dir).model_id` would have, without loading the model."""
+    model_path, _tokenizer = require_model_files(model_dir or default_model_dir())
+    return model_id_for(model_sha256(model_path, sha_stamp))
+
+
 class Embedder:
     """Sentence vectors from all-MiniLM-L6-v2 (int8). Thread-safe: runs may overlap."""
 
-    def __init__(self, model_dir: Path | None = None, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        model_dir: Path | None = None,
+        threads: int | None = None,
+        *,
+        sha_stamp: Path | None = None,
+    ) -> None:
+        """`sha_stamp`: where to remember the model's hash between processes (model_sha256)."""
         self.model_dir = model_dir if model_dir is not None else default_model_dir()
         model_path, tokenizer_path = require_model_files(self.model_dir)
-        self.model_sha256 = sha256_file(model_path)
+        self.model_sha256 = model_sha256(model_path, sha_stamp)
         self.threads = threads if threads is not None else default_threads()
         self.dims = EMBED_DIMS
         self.max_tokens = EMBED_MAX_TOKENS
@@ -76,9 +116,11 @@ class Embedder:
         self._tok = Tokenizer.from_file(str(tokenizer_path))
         self._tok.no_padding()  # the shipped tokenizer.json pads to 128: we pad per batch instead
         self._tok.enable_truncation(EMBED_MAX_TOKENS)
-        self._counter = Tokenizer.from_file(str(tokenizer_path))
-        self._counter.no_padding()
-        self._counter.no_truncation()
+        self._tokenizer_path = tokenizer_path
+        self._counter_tok: Tokenizer | None = None  # made at first use: a query never counts
+        self._counter_lock = threading.Lock()
+
+        import onnxruntime as ort  # ~0.1 s: paid by the processes that embed, not `status`
 
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
@@ -92,10 +134,20 @@ class Embedder:
             str(model_path), opts, providers=["CPUExecutionProvider"]
         )
 
+    def _counter(self) -> Tokenizer:
+        """The untruncated tokenizer that counts tokens (splitting chunks into pieces)."""
+        with self._counter_lock:
+            if self._counter_tok is None:
+                counter = Tokenizer.from_file(str(self._tokenizer_path))
+                counter.no_padding()
+                counter.no_truncation()
+                self._counter_tok = counter
+            return self._counter_tok
+
     @property
     def model_id(self) -> str:
         """Identifies the vectors' space; changes whenever the model file changes."""
-        return f"{MODEL_NAME}-{self.model_sha256[:12]}"
+        return model_id_for(self.model_sha256)
 
     # --- tokens ---------------------------------------------------------------------------
 
@@ -105,13 +157,13 @@ class Embedder:
 
     def count_tokens(self, text: str) -> int:
         """Tokens the model would see without truncation, [CLS] and [SEP] included."""
-        return len(self._counter.encode(text).ids)
+        return len(self._counter().encode(text).ids)
 
     def line_token_counts(self, text: str) -> list[int]:
         """Content tokens (no special tokens) on each line of `text` (split on '\\n')."""
         lines = text.split("\n")
         starts = np.cumsum([0] + [len(line) + 1 for line in lines[:-1]])
-        enc = self._counter.encode(text, add_special_tokens=False)
+        enc = self._counter().encode(text, add_special_tokens=False)
         if not enc.offsets:
             return [0] * len(lines)
         token_starts = np.fromiter(

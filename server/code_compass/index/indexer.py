@@ -33,7 +33,12 @@ from code_compass.index.scan import (
     classify_path,
     scan_workspace,
 )
-from code_compass.index.summary import IndexProgress, IndexSummary
+from code_compass.index.summary import (
+    MAX_SKIPPED_LISTED,
+    IndexProgress,
+    IndexSummary,
+    SkippedPath,
+)
 
 # Files per Tantivy commit, or fewer when BATCH_SECONDS pass first: Tantivy indexes in its own
 # thread while Python parses the next files, so rare commits keep both cores busy, and searches
@@ -279,6 +284,7 @@ class _Run:
             project=self.p.name, root=str(self.p.root), rebuilt=self.p.rebuilt
         )
         self.skipped: Counter[str] = Counter()
+        self.skipped_paths: list[SkippedPath] = []
         self.writes = _Writes()
         # Paths urgent work wrote during this run: newer than anything this run loaded.
         self.superseded: set[str] = set()
@@ -297,7 +303,9 @@ class _Run:
         summary.rebuilt = p.rebuilt  # becoming the writer verifies, and may repair, the stores
         self.emit(IndexProgress(p.name, "scanning"))
         scan = self._scan()
+        t_scan = time.perf_counter()
         self.skipped.update(scan.skipped)
+        self.skipped_paths.extend(scan.skipped_paths)
         known = p.catalog.files()
         seen = {e.rel for e in scan.files}
         deleted = [path for path in known if path not in seen]
@@ -307,7 +315,9 @@ class _Run:
         todo = self._todo(scan.files, known)
         self.emit(IndexProgress(p.name, "indexing", summary.unchanged, total))
         self._load_all(todo, total)
+        t_parse = time.perf_counter()
         if self.writes:
+            self.emit(IndexProgress(p.name, "committing", total, total))
             summary.changed += len(self.writes.batch)
             self.superseded |= self.indexer.flush(self.writes, self.checkpoint)
         summary.deleted = len(deleted)
@@ -318,7 +328,14 @@ class _Run:
         summary.files, summary.chunks = counts["files"], counts["chunks"]
         summary.symbols, summary.embedded = counts["symbols"], counts["embedded"]
         summary.skipped = dict(sorted(self.skipped.items()))
+        listed = sorted(self.skipped_paths, key=lambda s: s.path)
+        summary.skipped_paths = listed[:MAX_SKIPPED_LISTED]
         summary.seconds = time.perf_counter() - t0
+        summary.phase_seconds = {
+            "scan": t_scan - t0,
+            "parse": t_parse - t_scan,
+            "commit": t0 + summary.seconds - t_parse,
+        }
         p.extra["last_summary"] = summary
         self.emit(IndexProgress(p.name, "indexed", total, total, counts["chunks"]))
         return summary
@@ -406,6 +423,7 @@ class _Run:
                 self.writes.touched.append((entry.rel, entry.size, entry.mtime_ns))
             else:
                 self.skipped[result] += 1
+                self.skipped_paths.append(SkippedPath(entry.rel, result))
                 if old_hash is not None:
                     self.writes.dropped.append(entry.rel)
         else:

@@ -11,6 +11,8 @@ import contextlib
 import hashlib
 import multiprocessing
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -96,8 +98,26 @@ PARSE_CHUNKSIZE = 8
 
 
 def _lower_priority() -> None:
+    # Ctrl-C reaches the whole process group: the parent alone handles it and shuts the pool
+    # down; a worker interrupted mid-file would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(AttributeError, OSError):  # os.nice: POSIX only
         os.nice(PARSE_NICE)
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """While workers are spawned: they inherit the ignored Ctrl-C from their first instruction
+    (the initializer comes too late for one still importing). Main thread only: elsewhere
+    (the language server's indexing thread) signal handlers cannot be changed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _load_star(args: LoadArgs) -> LoadedFile | str:
@@ -129,7 +149,8 @@ def loader(n_files: int) -> Iterator[Callable[[list[LoadArgs]], Iterator[Loaded]
 
     def loaded(todo: list[LoadArgs]) -> Iterator[Loaded]:
         parts = [todo[i : i + PARSE_CHUNKSIZE] for i in range(0, len(todo), PARSE_CHUNKSIZE)]
-        futures = [pool.submit(_load_many, part) for part in parts]
+        with _sigint_ignored():
+            futures = [pool.submit(_load_many, part) for part in parts]
         for part, future in zip(parts, futures, strict=True):
             while True:
                 try:

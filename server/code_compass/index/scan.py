@@ -25,6 +25,7 @@ from code_compass.index.ignore import (
 )
 from code_compass.index.languages import language_for
 from code_compass.index.secret_files import is_secret
+from code_compass.index.summary import MAX_SKIPPED_LISTED, SkippedPath
 
 # Skip reasons (keys of ScanResult.skipped).
 SKIP_SECRET = "secret"
@@ -66,6 +67,9 @@ class FileEntry:
 class ScanResult:
     files: list[FileEntry]
     skipped: dict[str, int] = field(default_factory=dict)
+    # Which paths were skipped and why (an excluded folder once, ending with "/"), up to
+    # MAX_SKIPPED_LISTED: what `index -v` lists.
+    skipped_paths: list[SkippedPath] = field(default_factory=list)
 
 
 class _Rules:
@@ -111,13 +115,11 @@ class _Rules:
             return SKIP_EXCLUDED
         return None
 
-    def type_reason(self, rel: str) -> str | None:
+    def type_reason(self, rel: str, language: str | None) -> str | None:
         """After the exclusions and the symlink check: the include list and file type."""
         if self.include is not None and not self.include.matches(rel):
             return SKIP_NOT_INCLUDED
-        if language_for(rel) is None and not (
-            self.documents is not None and self.documents.matches(rel)
-        ):
+        if language is None and not (self.documents is not None and self.documents.matches(rel)):
             return SKIP_UNSUPPORTED
         return None
 
@@ -143,6 +145,13 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
     rules = _Rules(real_root, settings)
     files: list[FileEntry] = []
     skipped: Counter[str] = Counter()
+    listed: list[SkippedPath] = []
+
+    def skip(rel: str, reason: str) -> None:
+        skipped[reason] += 1
+        if len(listed) < MAX_SKIPPED_LISTED:
+            listed.append(SkippedPath(rel, reason))
+
     max_bytes = settings.max_file_bytes
     # (rel_dir with trailing "/" or "", absolute dir, gitignore stack of its parent)
     pending: list[tuple[str, str, IgnoreStack]] = [("", real_root, rules.base_stack())]
@@ -152,11 +161,11 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
             with os.scandir(abs_dir) as it:
                 entries = list(it)
         except OSError:
-            skipped[SKIP_UNREADABLE] += 1
+            skip(rel_dir, SKIP_UNREADABLE)
             continue
         names = {e.name for e in entries}
         if rel_dir and VENV_MARKER in names:
-            skipped[SKIP_DEFAULT_EXCLUDED] += 1
+            skip(rel_dir, SKIP_DEFAULT_EXCLUDED)
             continue
         if ".gitignore" in names:
             stack = _push_gitignore(stack, abs_dir, rel_dir)
@@ -166,7 +175,7 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
                 is_link = entry.is_symlink()
                 is_dir = entry.is_dir()
             except OSError:
-                skipped[SKIP_UNREADABLE] += 1
+                skip(rel, SKIP_UNREADABLE)
                 continue
             if is_dir:
                 sub_rel = rel + "/"
@@ -175,15 +184,17 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
                     real = os.path.realpath(entry.path)
                     reason = SKIP_SYMLINK_DIR if rules.inside(real) else SKIP_SYMLINK_OUTSIDE
                 if reason is not None:
-                    skipped[reason] += 1
+                    skip(sub_rel, reason)
                 else:
                     pending.append((sub_rel, entry.path, stack))
                 continue
             reason = rules.file_reason(rel, stack)
             if reason is None and is_link:
                 reason = rules.link_reason(entry.path)
+            language: str | None = None
             if reason is None:
-                reason = rules.type_reason(rel)
+                language = language_for(rel)
+                reason = rules.type_reason(rel, language)
             if reason is None:
                 try:
                     if not entry.is_file():  # fifo, socket, device, broken link
@@ -199,15 +210,16 @@ def scan_workspace(root: Path, settings: ScanSettings = ScanSettings()) -> ScanR
                                     abs=Path(entry.path),
                                     size=st.st_size,
                                     mtime_ns=st.st_mtime_ns,
-                                    language=language_for(rel) or "text",
+                                    language=language or "text",
                                 )
                             )
                 except OSError:
                     reason = SKIP_UNREADABLE
             if reason is not None:
-                skipped[reason] += 1
+                skip(rel, reason)
     files.sort(key=lambda f: f.rel)
-    return ScanResult(files=files, skipped=dict(sorted(skipped.items())))
+    listed.sort(key=lambda s: s.path)
+    return ScanResult(files=files, skipped=dict(sorted(skipped.items())), skipped_paths=listed)
 
 
 @functools.lru_cache(maxsize=16)
@@ -251,7 +263,7 @@ def classify_path(root: Path, rel: str, settings: ScanSettings = ScanSettings())
         reason = rules.link_reason(abs_path)
         if reason is not None:
             return reason
-    reason = rules.type_reason(file_rel)
+    reason = rules.type_reason(file_rel, language_for(file_rel))
     if reason is not None:
         return reason
     try:
