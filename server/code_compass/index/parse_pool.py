@@ -12,16 +12,17 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
-import multiprocessing
 import os
 import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import cast
 
@@ -144,7 +145,8 @@ def _die_with_parent(parent: int) -> None:
 
 def _worker_main(conn: Connection, parent: int, memory_limit: int) -> None:
     """A parse worker: one file in, one result out, until the pipe closes or the parent dies."""
-    # Ctrl-C reaches the whole foreground process group; the parent decides what stops.
+    # A session of its own keeps the terminal's Ctrl-C away; an explicit SIGINT is ignored
+    # too: the parent decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_die_with_parent, args=(parent,), daemon=True).start()
     _lower_priority()
@@ -176,15 +178,15 @@ WORKER_START_FAILURES = 3
 
 # Every live worker of this process, so an exit path that skips the pools' own clean-up
 # (an exception between spawn and `with`, interpreter exit) still ends them.
-_LIVE: set[BaseProcess] = set()
+_LIVE: set[subprocess.Popen[bytes]] = set()
 _LIVE_LOCK = threading.Lock()
 
 
-def _kill(proc: BaseProcess) -> None:
-    with contextlib.suppress(Exception):
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(OSError):
         proc.kill()
-    with contextlib.suppress(Exception):
-        proc.join(1.0)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(1.0)
     with _LIVE_LOCK:
         _LIVE.discard(proc)
 
@@ -197,22 +199,34 @@ def _kill_all() -> None:
         _kill(proc)
 
 
+def worker_entry() -> None:
+    """`python -c` entry of a worker: argv = socket fd, parent pid, memory cap."""
+    fd, parent, memory_limit = (int(a) for a in sys.argv[1:4])
+    _worker_main(Connection(fd), parent, memory_limit)
+
+
 class _Worker:
-    """One worker process and its pipe; `task` is the index of the file it is parsing."""
+    """One worker process and its socket; `task` is the index of the file it is parsing.
+
+    Started as a plain subprocess in a new session (its own process group): a terminal's
+    Ctrl-C goes to the foreground group only, so a worker never sees it, even while still
+    starting up; the parent ends it (or it ends itself when the parent is gone)."""
 
     def __init__(self, memory_limit: int) -> None:
-        ctx = multiprocessing.get_context("spawn")  # forking a threaded server can deadlock
-        self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(
-            target=_worker_main,
-            args=(child, os.getpid(), memory_limit),
-            name="code-compass-parse",
-            daemon=True,
-        )
-        self.proc.start()
+        ours, theirs = socket.socketpair()
+        with theirs:
+            code = "from code_compass.index.parse_pool import worker_entry; worker_entry()"
+            argv = [str(theirs.fileno()), str(os.getpid()), str(memory_limit)]
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", code, *argv],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,  # the server's stdout is the protocol channel
+                start_new_session=True,
+            )
         with _LIVE_LOCK:
             _LIVE.add(self.proc)
-        child.close()
+        self.conn = Connection(ours.detach())
         self.task: int | None = None
         self.ready = False
         self.since = time.monotonic()
@@ -224,7 +238,8 @@ class _Worker:
     def stop(self) -> None:
         with contextlib.suppress(OSError, ValueError):
             self.conn.send(None)
-        self.proc.join(0.5)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(0.5)
         _kill(self.proc)
         self.conn.close()
 
