@@ -191,12 +191,14 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         _LIVE.discard(proc)
 
 
-@atexit.register
 def _kill_all() -> None:
     with _LIVE_LOCK:
         live = list(_LIVE)
     for proc in live:
         _kill(proc)
+
+
+atexit.register(_kill_all)
 
 
 def worker_entry() -> None:
