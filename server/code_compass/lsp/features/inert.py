@@ -22,8 +22,9 @@ def inert_markdown(text: str, escape: Callable[[str], str]) -> str:
     out: list[str] = []
     at = 0
     for m in LINKISH.finditer(text):
+        token = m.group(0).rstrip(".,;:!?)]")  # closing punctuation stays outside the span
         out.append(escape(text[at : m.start()]))
-        out.append(f"`{m.group(0)}`")  # the pattern stops at backticks: the span cannot break
-        at = m.end()
+        out.append(f"`{token}`")  # the pattern stops at backticks: the span cannot break
+        at = m.start() + len(token)
     out.append(escape(text[at:]))
     return "".join(out)
