@@ -12,6 +12,7 @@ from typing import Any
 
 from code_compass.cli import _Parser
 from code_compass.depth.depth_log import DecisionRecord
+from code_compass.index import parse_pool
 from code_compass.index.summary import IndexProgress
 
 _: Any = None  # stands for another library's object: vulture matches attribute names only
@@ -48,3 +49,5 @@ _.AMBIGUITY_NEAR_EQUAL  # constants.py
 _.schedule_paths  # engine.py
 _._state_lock  # lsp/server.py
 _._last_state_sent  # lsp/server.py
+
+parse_pool.worker_entry  # each parse worker's `python -c` entry point, named in a string

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from code_compass.engine import Engine
@@ -48,3 +53,52 @@ def make_engine(storage: Path) -> Iterator[Callable[..., Engine]]:
     yield factory
     for e in engines:
         e.close()
+
+
+# --- process hygiene: no process started by this run outlives it ---------------------------
+# Every process the run starts inherits this variable (servers, CLIs, their parse workers);
+# whatever still carries it when the session ends is an orphan (docs/rules.md:
+# workers-die-with-parent). Workers poll for their parent's death, so give them a moment.
+_RUN_MARK = "CODE_COMPASS_TEST_RUN"
+_ORPHAN_GRACE_S = 5.0
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault(_RUN_MARK, str(os.getpid()))
+
+
+def _leftovers(mark: str) -> list[psutil.Process]:
+    me = os.getpid()
+    out = []
+    for proc in psutil.process_iter(["pid", "ppid", "cmdline", "status"]):
+        try:
+            if proc.pid == me or proc.info["status"] == psutil.STATUS_ZOMBIE:
+                continue
+            cmd = " ".join(proc.info["cmdline"] or [])
+            if proc.info["ppid"] == me and "resource_tracker" in cmd:
+                continue  # multiprocessing's helper of this process: ends with it
+            if proc.environ().get(_RUN_MARK) == mark:
+                out.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return out
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    mark = os.environ.get(_RUN_MARK)
+    if mark != str(os.getpid()):
+        return  # a pytest run inside a test: the outer run does the counting
+    deadline = time.monotonic() + _ORPHAN_GRACE_S
+    left = _leftovers(mark)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.25)
+        left = _leftovers(mark)
+    if not left:
+        return
+    lines = [f"{p.pid} {' '.join(p.info['cmdline'] or [])[:160]}" for p in left]
+    head = f"\n{len(left)} process(es) outlived the test run:\n"
+    sys.stderr.write(head + "\n".join(lines) + "\n")
+    for p in left:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

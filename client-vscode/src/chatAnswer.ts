@@ -48,12 +48,30 @@ function locationsById(answer: Pick<Answer, "citations" | "evidences">): Map<str
   return out;
 }
 
+// Bare URLs, `www.` names and e-mail-like tokens (`user:pass@host`): chat Markdown would link them.
+const LINKISH = /(?:\b[a-z][a-z0-9+.-]*:(?:\/\/|[^\s@]*@)|\bwww\.)[^\s`]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gi;
+
+/** A link-like token as a code span; closing punctuation stays outside (", see", "x.)"). */
+function spanned(token: string): string {
+  const tail = /[.,;:!?)\]]+$/.exec(token)?.[0] ?? "";
+  return codeSpan(token.slice(0, token.length - tail.length)) + tail;
+}
+
+/** Markdown with every link-like token outside code spans put in a code span: shown, never
+ * clickable (an answer may quote a URL from an indexed file, an attacker's or a secret webhook). */
+export function inertLinks(markdown: string): string {
+  return markdown
+    .split(/(`+[^`]*`+)/g)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(LINKISH, spanned)))
+    .join("");
+}
+
 /** Text with `[E1]` / `[E1, E2]` markers → markdown and anchor parts (unknown ids stay text). */
 export function textWithAnchors(text: string, known: ReadonlyMap<string, WireLocation>): ChatPart[] {
   const parts: ChatPart[] = [];
   let last = 0;
   const pushText = (value: string): void => {
-    if (value) parts.push({ kind: "markdown", value });
+    if (value) parts.push({ kind: "markdown", value: inertLinks(value) });
   };
   for (const m of text.matchAll(CITE_GROUP)) {
     const ids = m[1].split(",").map((s) => s.trim());

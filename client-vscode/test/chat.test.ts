@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { answerParts, codeSpan, escapeMarkdown, statusLine, textWithAnchors, type ChatPart } from "../src/chatAnswer";
+import { answerParts, codeSpan, escapeMarkdown, inertLinks, statusLine, textWithAnchors, type ChatPart } from "../src/chatAnswer";
 import { conversationFor, followupPrompts, MAX_HISTORY_MESSAGES, type ChatTurn } from "../src/chatHistory";
 import { hasChatParticipants, hasMcpProviders } from "../src/features";
 import { CHAT_PARTICIPANT_ID, CHAT_PARTICIPANT_NAME, MCP_PROVIDER_ID, MCP_SERVER_LABEL } from "../src/ids";
@@ -94,6 +94,18 @@ describe("answer → chat parts", () => {
 
   it("keeps text without citations as one markdown part", () => {
     assert.deepEqual(textWithAnchors("no markers [E1] here", new Map()), [{ kind: "markdown", value: "no markers [E1] here" }]);
+  });
+
+  it("shows URLs and credentials from the answer as code, never as links", () => {
+    const text = "Posts to https://hooks.slack.com/services/T0/B1/xyz, see www.evil.example and [here](http://a.example/x); db admin:Hunter2x@db.internal; `https://kept.example`";
+    const [part] = textWithAnchors(text, new Map());
+    assert.equal(part.kind, "markdown");
+    const value = (part as { value: string }).value;
+    const outside = value.replace(/`[^`]*`/g, "");
+    assert.doesNotMatch(outside, /https?:\/\/|www\.|@db\.internal/);
+    assert.match(value, /`https:\/\/hooks\.slack\.com\/services\/T0\/B1\/xyz`,/);
+    assert.match(value, /`https:\/\/kept\.example`/);
+    assert.equal(inertLinks("plain text"), "plain text");
   });
 });
 

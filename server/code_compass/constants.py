@@ -177,6 +177,9 @@ TEXT_MAX_CONTROL_RATIO = 0.10  # more control chars than this in the sniffed pre
 GENERATED_HEAD_LINES = 5  # "@generated" / "Code generated ... DO NOT EDIT" looked for here
 MINIFIED_MIN_CHARS = 4096  # code files at least this long ...
 MINIFIED_MEAN_LINE_CHARS = 500  # ... with lines this long on average are minified: skipped
+# One line longer than this (any language, prose too) makes a file data, not text: skipped as
+# "long_line" (a 50 MB single line would otherwise be one chunk to tokenize and embed).
+MAX_LINE_CHARS = 100_000
 SIGNATURE_MAX_CHARS = 300  # Chunk.signature / SymbolDef.signature, whitespace collapsed
 SYMBOL_DOC_MAX_CHARS = 1000  # Chunk.doc (docstring or leading comment)
 CODE_MAX_NESTING = 8  # containers in containers visited for member definitions

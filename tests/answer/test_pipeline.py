@@ -152,7 +152,7 @@ def test_injected_instructions_stay_inside_an_evidence_block(source, fake_api, l
     start = user.index('<evidence id="E1"')
     assert start < inj < user.index("</evidence>", start)
     assert user.count("</evidence>") == 1  # the file's own closing tag was neutralised
-    assert "&lt;/evidence>" in user and '&lt;evidence id="E7"' in user
+    assert "&lt;/evidence&gt;" in user and '&lt;evidence id="E7"' in user
     assert ans.state == "OK"
 
 

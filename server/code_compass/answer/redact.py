@@ -1,6 +1,11 @@
-"""Secret-looking tokens are replaced before anything is sent to the LLM (DESIGN ground rules).
+"""Secret-looking tokens are replaced before anything is sent to the LLM
+(docs/rules.md: redact-before-llm).
 
-Patterns favour recall: a false positive costs a `[REDACTED]` in a prompt, a miss leaks a key.
+First the maintained detector (index/secrets_detect.py: detect-secrets' plugins, keyword rules
+on every line, prose and Markdown included, gitleaks-catalogue formats), then the rules below,
+which stay as a second net: multi-line private keys, credentials in URLs, bearer headers,
+secret-named assignments and long high-entropy literals. Patterns favour recall: a false
+positive costs a `[REDACTED]` in a prompt, a miss leaks a key.
 """
 
 from __future__ import annotations
@@ -9,6 +14,8 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+
+from code_compass.index.secrets_detect import find_secrets, mask
 
 MASK = "[REDACTED]"
 
@@ -49,9 +56,10 @@ _SECRET_NAME = (
     r"|access[_-]?key|private[_-]?key|secret[_-]?key|credentials?)(?:[_-]?(?:value|str))?"
 )
 # name = "value" / name: 'value' / NAME=value (env files, yaml, code).
+# A quoted value may hold any character but its quote (Django keys carry `#)(=!`).
 _ASSIGN = re.compile(
     rf"(?P<pre>(?P<name>{_SECRET_NAME})[\"']?\s*(?::=|=>|=|:)\s*)"
-    r"(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;()\[\]{}]{4,})(?P=q)",
+    r"(?:(?P<q>[\"'`])(?P<qval>[^\"'`\n]{4,}?)(?P=q)|(?P<val>[^\s\"'`,;()\[\]{}]{4,}))",
     re.I,
 )
 # Any long high-entropy quoted literal assigned to anything (catches `KEY = "b64..."`).
@@ -91,7 +99,14 @@ class Redactor:
         return self.redact(text)
 
     def redact(self, text: str) -> str:
-        for kind, pattern in _TOKEN_PATTERNS:
+        for kind, pattern in _TOKEN_PATTERNS[:1]:  # private keys span lines: before the scan
+            text, n = pattern.subn(MASK, text)
+            self.counts[kind] += n
+        spans = find_secrets(text)
+        if spans:
+            self.counts.update(s.kind for s in spans)
+            text = mask(text, spans, MASK)
+        for kind, pattern in _TOKEN_PATTERNS[1:]:
             text, n = pattern.subn(MASK, text)
             self.counts[kind] += n
 
@@ -110,13 +125,13 @@ class Redactor:
         text = _BEARER.sub(bearer, text)
 
         def assign(m: re.Match[str]) -> str:
-            val = m.group("val")
-            if _BENIGN_VALUE.match(val) or (not m.group("q") and _looks_like_identifier(val)):
+            q = m.group("q") or ""
+            val = m.group("qval") if q else m.group("val")
+            if _BENIGN_VALUE.match(val) or (not q and _looks_like_identifier(val)):
                 return m.group(0)
             if MASK in val:
                 return m.group(0)
             self.counts["secret_assignment"] += 1
-            q = m.group("q")
             return f"{m.group('pre')}{q}{MASK}{q}"
 
         text = _ASSIGN.sub(assign, text)

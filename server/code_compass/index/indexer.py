@@ -24,7 +24,7 @@ from typing import Protocol
 from code_compass.index.catalog import FileRow
 from code_compass.index.languages import language_for
 from code_compass.index.lexical import LexicalDoc
-from code_compass.index.parse_pool import LoadArgs, LoadedFile, load_file, loader
+from code_compass.index.parse_pool import LoadArgs, LoadedFile, load_guarded, loader
 from code_compass.index.project import Project
 from code_compass.index.scan import (
     FileEntry,
@@ -214,7 +214,8 @@ class ProjectIndexer:
                 stats["deleted"] += 1 if old else 0
             return
         old_hash = old.hash if old and not restage else None
-        result = load_file(_entry(p.root, rel), old_hash, buffered, self.settings.max_file_bytes)
+        args = (_entry(p.root, rel), old_hash, buffered, self.settings.max_file_bytes)
+        result = load_guarded(args)
         if isinstance(result, str):
             stats[result] += 1
             if result != "unchanged" and (old or restage):

@@ -113,6 +113,7 @@ _EXTENSIONS: dict[str, str] = {
     ".json": "json",
     ".jsonc": "json",
     ".json5": "json",
+    ".ipynb": "json",  # notebooks: cells, and secrets pasted into them, are text like any JSON
     ".yaml": "yaml",
     ".yml": "yaml",
     ".toml": "toml",

@@ -8,6 +8,7 @@ from code_compass.constants import (
     CODE_WINDOW_LINES,
     CODE_WINDOW_OVERLAP,
     GENERATED_HEAD_LINES,
+    MAX_LINE_CHARS,
     MINIFIED_MEAN_LINE_CHARS,
     MINIFIED_MIN_CHARS,
 )
@@ -33,7 +34,7 @@ def _head(text: str) -> str:
 def parse_file(rel: str, data: bytes, language: str) -> ParsedFile:
     """Chunks and symbols of one file; raises SkipFile(reason) when it has none to give.
 
-    Reasons: binary, generated, minified, pdf_error.
+    Reasons: binary, generated, minified, long_line, pdf_error, pdf_limits.
     """
     if language == "pdf":
         from code_compass.index.chunk.pdf import parse_pdf  # pypdf loads only when needed
@@ -51,6 +52,8 @@ def parse_file(rel: str, data: bytes, language: str) -> ParsedFile:
         and len(text) / len(lines) > MINIFIED_MEAN_LINE_CHARS
     ):
         raise SkipFile("minified")
+    if len(text) > MAX_LINE_CHARS and max(map(len, lines)) > MAX_LINE_CHARS:
+        raise SkipFile("long_line")
     if language in CODE_LANGUAGES:
         from code_compass.index.chunk.code import parse_code
 

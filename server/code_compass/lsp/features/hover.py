@@ -35,6 +35,7 @@ from code_compass.lsp.features.evidence import (
     is_definition_chunk,
     locate_all,
 )
+from code_compass.lsp.features.inert import inert_markdown
 from code_compass.lsp.identifiers import identifier_at
 from code_compass.lsp.resolve import Resolution, SymbolResolver, Target
 from code_compass.records import SymbolDef
@@ -222,8 +223,8 @@ def _md_escape(text: str) -> str:
 
 def _md_text(text: str) -> str:
     """Indexed text shown as Markdown is data: escape everything Markdown would act on
-    (links, images, emphasis; `__init__.py` must not turn bold)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    (links, images, emphasis; `__init__.py` must not turn bold); bare URLs go in code spans."""
+    return inert_markdown(text, lambda part: _MD_SPECIAL.sub(r"\\\1", part))
 
 
 class _Links:
