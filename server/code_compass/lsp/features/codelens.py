@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from code_compass.constants import LENS_MAX_LOCATIONS, LENS_SCAN_CHUNKS
-from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES
+from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES, language_for
 from code_compass.lsp.features.documents import document_path
 from code_compass.lsp.features.evidence import (
     Mention,
@@ -32,6 +32,7 @@ from code_compass.lsp.features.evidence import (
     locate_all,
     name_pattern,
 )
+from code_compass.lsp.resolve import shared_resolver
 from code_compass.records import VALUE_KINDS, SymbolDef
 
 if TYPE_CHECKING:
@@ -113,7 +114,14 @@ class CodeLensFeature:
         if found is None:
             return []
         project, rel = found
-        lines = ls.workspace.get_text_document(uri).source.split("\n")
+        source = ls.workspace.get_text_document(uri).source
+        lines = source.split("\n")
+        root = ls.roots.get(project)
+        language = language_for(rel)
+        if root is not None and language is not None:
+            # Clients ask for lenses when a file opens: parse it (and what it imports) now,
+            # so the first hovers in it take the fast path.
+            shared_resolver(ls).warm_later(root, rel, language, source)
         codec = ls.workspace.position_codec
         counts: dict[str, tuple[int, int, int]] = {}
         seen: set[tuple[str, str]] = set()
