@@ -9,18 +9,21 @@ definition that merely shares the name.
 Two paths. The fast one (`resolve_python`, `resolve_tree`) reads scopes and imports from the
 parse tree, cached per file version: it answers most positions in well under a millisecond
 and says `None` when it cannot decide. Only then, for Python, does jedi run: it is not
-thread-safe and slow on first use, so it runs on one dedicated thread within a short budget;
+thread-safe and slow on first use, so it runs on one dedicated process within a short budget;
 past it the caller gets `None` (the name lookup answers, labelled as such) while jedi keeps
 going and stores its answer for the next request at that position.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import multiprocessing
 import threading
+import time
 import weakref
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
@@ -45,8 +48,7 @@ class SymbolResolver:
 
     def __init__(self, budget_s: float = RESOLVE_BUDGET_S) -> None:
         self.budget_s = budget_s
-        self._lane = ThreadPoolExecutor(1, thread_name_prefix="cc-resolve")
-        self._projects: dict[Path, Any] = {}  # root -> jedi.Project (caches sys.path scan)
+        self._lane: ProcessPoolExecutor | None = None  # started on first use
         self._scopes: dict[Path, PythonScopes] = {}
         self._trees: dict[Path, TreeScopes] = {}
         self._busy: Future[Resolution | None] | None = None
@@ -105,7 +107,7 @@ class SymbolResolver:
         if language == "python" and self.available():
             with self._lock:
                 if self._busy is None or self._busy.done():
-                    self._busy = self._lane.submit(_warm_jedi, self, root, rel, text)
+                    self._busy = self._jedi().submit(_warm_jedi, root, rel, text)
 
     def warm_later(self, root: Path, rel: str, language: str, text: str) -> None:
         """`warm` on a background thread (once per file version), off the request's path."""
@@ -146,7 +148,8 @@ class SymbolResolver:
                 return self._jedi_cache[key]
             if self._busy is not None and not self._busy.done():
                 return None
-            fut = self._lane.submit(_resolve_jedi, self, key, root, rel, text, line, column)
+            fut = self._jedi().submit(_resolve_python, root, rel, text, line, column)
+            fut.add_done_callback(functools.partial(self._store, key))
             self._busy = fut
         try:
             return fut.result(timeout=self.budget_s if budget_s is None else budget_s)
@@ -155,6 +158,21 @@ class SymbolResolver:
         except Exception:
             log.exception("jedi failed on %s:%d", rel, line + 1)
             return None
+
+    def _jedi(self) -> ProcessPoolExecutor:
+        """jedi's own process (called with the lock held): its inference is pure Python and
+        would otherwise take the GIL from the hovers it is meant to refine."""
+        if self._lane is None:
+            self._lane = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return self._lane
+
+    def _store(self, key: _JediKey, fut: Future[Resolution | None]) -> None:
+        try:
+            res = fut.result()
+        except Exception:  # a crashed or cancelled worker: nothing to remember
+            log.warning("jedi failed on %s:%d", key[1], key[4] + 1, exc_info=True)
+            return
+        self.remember(key, res)
 
     def remember(self, key: _JediKey, res: Resolution | None) -> None:
         with self._lock:
@@ -171,21 +189,11 @@ class SymbolResolver:
                 busy.result(timeout=timeout)
             except Exception:  # the caller already fell back; only the waiting matters
                 return
-
-    def project(self, root: Path) -> Any:
-        import jedi
-
-        proj = self._projects.get(root)
-        if proj is None:
-            # The workspace root and its src/ layout on the path: `import flask` inside
-            # flask's own repository must resolve to the workspace, not to site-packages.
-            extra = [str(p) for p in (root / "src", root / "lib") if p.is_dir()]
-            proj = jedi.Project(root, added_sys_path=extra, smart_sys_path=True)
-            self._projects[root] = proj
-        return proj
+            time.sleep(0.01)  # the done-callback that caches the answer runs just after
 
     def close(self) -> None:
-        self._lane.shutdown(wait=False, cancel_futures=True)
+        if self._lane is not None:
+            self._lane.shutdown(wait=False, cancel_futures=True)
         self._warmer.shutdown(wait=False, cancel_futures=True)
 
 
@@ -194,7 +202,7 @@ _SHARED_LOCK = threading.Lock()
 
 
 def shared_resolver(owner: object) -> SymbolResolver:
-    """One resolver per server (hover and code lens share its caches and jedi's thread)."""
+    """One resolver per server (hover and code lens share its caches and jedi's process)."""
     with _SHARED_LOCK:
         found = _SHARED.get(owner)
         if found is None:
@@ -202,35 +210,36 @@ def shared_resolver(owner: object) -> SymbolResolver:
         return found
 
 
-def _warm_jedi(resolver: SymbolResolver, root: Path, rel: str, text: str) -> None:
+_PROJECTS: dict[Path, Any] = {}  # jedi's process: root -> jedi.Project (caches sys.path)
+
+
+def _project(root: Path) -> Any:
+    import jedi
+
+    proj = _PROJECTS.get(root)
+    if proj is None:
+        # The workspace root and its src/ layout on the path: `import flask` inside
+        # flask's own repository must resolve to the workspace, not to site-packages.
+        extra = [str(p) for p in (root / "src", root / "lib") if p.is_dir()]
+        proj = jedi.Project(root, added_sys_path=extra, smart_sys_path=True)
+        _PROJECTS[root] = proj
+    return proj
+
+
+def _warm_jedi(root: Path, rel: str, text: str) -> None:
     import jedi
 
     try:
-        jedi.Script(text, path=str(root / rel), project=resolver.project(root)).get_names()
+        jedi.Script(text, path=str(root / rel), project=_project(root)).get_names()
     except Exception:  # warming is best effort; the request path reports real failures
         log.debug("jedi could not warm %s", rel, exc_info=True)
-    return None
 
 
-def _resolve_jedi(
-    resolver: SymbolResolver, key: _JediKey, root: Path, rel: str, text: str, line: int,
-    column: int,
-) -> Resolution | None:  # fmt: skip
-    try:
-        res = _resolve_python(resolver, root, rel, text, line, column)
-    except Exception:
-        log.exception("jedi failed on %s:%d", rel, line + 1)
-        res = None
-    resolver.remember(key, res)
-    return res
-
-
-def _resolve_python(
-    resolver: SymbolResolver, root: Path, rel: str, text: str, line: int, column: int
-) -> Resolution | None:
+def _resolve_python(root: Path, rel: str, text: str, line: int, column: int) -> Resolution | None:
+    """In jedi's process."""
     import jedi
 
-    script = jedi.Script(text, path=str(root / rel), project=resolver.project(root))
+    script = jedi.Script(text, path=str(root / rel), project=_project(root))
     names = script.goto(line + 1, column, follow_imports=True)
     if not names:
         # goto finds nothing for some attribute chains jedi can still infer.
@@ -258,12 +267,13 @@ def _inside(root: Path, path: Path) -> str | None:
 
 
 def _target(n: Any, rel: str, text: str | None) -> Target:
-    line_text = ""
+    line_text = raw_line = ""
     try:
         source = text if text is not None else Path(n.module_path).read_text(encoding="utf-8")
         lines = source.split("\n")
         if 0 < n.line <= len(lines):
-            line_text = lines[n.line - 1].strip()
+            raw_line = lines[n.line - 1]
+            line_text = raw_line.strip()
     except (OSError, UnicodeDecodeError):
         pass
     doc = ""
@@ -276,6 +286,8 @@ def _target(n: Any, rel: str, text: str | None) -> Target:
         local = n.type in ("statement", "param") and n.parent().type == "function"
     except Exception:  # parent() fails on some synthesized names
         local = n.type == "param"
+    if local and 0 < n.column <= len(raw_line) and raw_line[n.column - 1] == ".":
+        local = False  # `self.x = …` inside a method: an attribute, not a local
     return Target(
         local=local,
         path=rel,

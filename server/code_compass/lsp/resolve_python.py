@@ -60,6 +60,7 @@ class Binding:
     attr: str = ""  # `from module import attr`; "" for `import module`
     defines: Scope | None = None  # classes and functions: their own scope
     blocks: tuple[int, ...] = ()  # the compound statements (if/for/try/...) it sits in
+    value: ast.expr | None = None  # `name = value` / `name: annotation`: what types it
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +156,8 @@ class _Builder(ast.NodeVisitor):
         self.scope = defines
         for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if a is not None:
-                self.bind(a.arg, a.lineno, self.col(a.lineno, a.col_offset), "param", node=a)
+                col = self.col(a.lineno, a.col_offset)
+                self.bind(a.arg, a.lineno, col, "param", node=a, value=a.annotation)
         body = node.body if isinstance(node.body, list) else [node.body]
         for stmt in body:
             self.visit(stmt)
@@ -245,12 +247,21 @@ class _Builder(ast.NodeVisitor):
         self.visit(node.value)
         for t in node.targets:
             self._target(t)
+            if isinstance(t, ast.Name):
+                self._typed(t, node.value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.visit(node.annotation)
         if node.value is not None:
             self.visit(node.value)
         self._target(node.target)
+        if isinstance(node.target, ast.Name):
+            self._typed(node.target, node.annotation)
+
+    def _typed(self, t: ast.Name, value: ast.expr) -> None:
+        occ = self.occ.get((t.lineno, self.col(t.lineno, t.col_offset)))
+        if occ is not None and occ.binding is not None:
+            occ.binding.value = value
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
@@ -422,6 +433,20 @@ def _reaching(bs: list[Binding], line: int, col: int, blocks: tuple[int, ...]) -
             return [*reversed(conditional), b]
         conditional.append(b)
     return list(reversed(conditional))
+
+
+_LITERALS: dict[type, str] = {
+    ast.List: "list", ast.ListComp: "list", ast.Dict: "dict", ast.DictComp: "dict",
+    ast.Set: "set", ast.SetComp: "set", ast.Tuple: "tuple", ast.JoinedStr: "str",
+}  # fmt: skip
+
+
+def _positioned_at(expr: ast.expr, b: Binding) -> ast.expr:
+    """A string annotation's parsed expression, placed at its binding (for scope lookups)."""
+    for node in ast.walk(expr):
+        if hasattr(node, "lineno"):
+            node.lineno, node.col_offset = b.line, b.col  # type: ignore[attr-defined]
+    return expr
 
 
 NOTHING = Resolution((), "", by="scope")  # no identifier there that names a symbol
@@ -681,12 +706,12 @@ class PythonScopes:
                 return self_class
             line, col = expr.lineno, expr.col_offset
             found = self._name(info, scope, expr.id, line, col)
-            return self._thing(found)
+            return self._thing(found, depth)
         if isinstance(expr, ast.Attribute):
             base = self._eval(info, scope, expr.value, depth + 1)
             if base is None:
                 return None
-            return self._thing(self._member(base, expr.attr, depth + 1))
+            return self._thing(self._member(base, expr.attr, depth + 1), depth)
         if (
             isinstance(expr, ast.Call)
             and isinstance(expr.func, ast.Name)
@@ -720,7 +745,7 @@ class PythonScopes:
             return None  # reassigned
         return _Thing("instance", info, s.parent)
 
-    def _thing(self, found: list[Binding] | str | None) -> _Thing | None:
+    def _thing(self, found: list[Binding] | str | None, depth: int = 0) -> _Thing | None:
         if found is None:
             return None
         if isinstance(found, str):
@@ -732,7 +757,40 @@ class PythonScopes:
             return _Thing("module", b.info, b.scope)
         if b.kind == "class" and b.defines is not None:
             return _Thing("class", b.info, b.defines)
+        if isinstance(b.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            isinstance(d, ast.Name) and d.id == "property" for d in b.node.decorator_list
+        ):
+            return _Thing("outside", outside="builtins.property")  # `@name.setter`
+        if b.value is not None and depth < MAX_FOLLOW:
+            return self._instance_of(b, depth + 1)
         return None
+
+    def _instance_of(self, b: Binding, depth: int) -> _Thing | None:
+        """`x = Class(…)`, `x: Class`, `param: "Class"`: an instance of that class (or of a
+        builtin type for literals; of something outside for an outside callable's result)."""
+        value = b.value
+        literal = _LITERALS.get(type(value))
+        if literal is not None and b.kind != "param":
+            return _Thing("outside", outside=f"builtins.{literal}")
+        if isinstance(value, ast.Constant) and b.kind != "param":
+            return _Thing("outside", outside=f"builtins.{type(value.value).__name__}")
+        if isinstance(value, ast.Call):
+            value = value.func
+        elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+            try:
+                value = ast.parse(value.value, mode="eval").body
+            except SyntaxError:
+                return None
+            value = _positioned_at(value, b)
+        if not isinstance(value, (ast.Name, ast.Attribute)):
+            return None
+        scope = b.scope.parent if b.kind == "param" and b.scope.parent else b.scope
+        cls = self._eval(b.info, scope, value, depth)
+        if cls is not None and cls.kind == "outside" and b.kind != "param":
+            return cls  # the result of something defined outside the workspace
+        if cls is None or cls.kind != "class":
+            return None
+        return _Thing("instance", cls.info, cls.scope)
 
     def _member(self, thing: _Thing, name: str, depth: int) -> list[Binding] | str | None:
         if thing.kind == "outside":
@@ -749,7 +807,7 @@ class PythonScopes:
                 return self._module_binding(f"{thing.info.dotted}.{name}")
             return None
         assert thing.scope is not None and thing.info is not None
-        return self._class_member(thing.info, thing.scope, name, thing.skip_first, set(), depth)
+        return self._class_member_or_object(thing.info, thing.scope, name, thing.skip_first, depth)
 
     def _class_member(
         self, info: ModuleInfo, cls: Scope, name: str, skip: bool, seen: set[int], depth: int
@@ -778,6 +836,14 @@ class PythonScopes:
             if found:
                 return found
         return []
+
+    def _class_member_or_object(
+        self, info: ModuleInfo, cls: Scope, name: str, skip: bool, depth: int
+    ) -> list[Binding] | str | None:
+        found = self._class_member(info, cls, name, skip, set(), depth)
+        if not found and name.startswith("__") and name.endswith("__"):
+            return f"builtins.object.{name}"  # `__dict__`, `__class__`: every object's
+        return found or None
 
     # -- targets --------------------------------------------------------------------
     def _target(self, b: Binding) -> Target:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 # Evidence is read until this much time has gone (then the hover shows what it has): the
 # hover budget holds on large repositories, where a name's passages span many files.
 EVIDENCE_BUDGET_S = 0.008
+EVIDENCE_MIN_HITS = 4  # passages always read, however slow (a loaded machine still shows some)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +171,8 @@ class HoverFeature:
         def_lines = {(d.path, d.name_line) for d in named}
         def_lines.update((t.path, t.line) for t in targets)
         deadline = time.perf_counter() + EVIDENCE_BUDGET_S
-        for hit in engine.mentions(subject.name, project, HOVER_MENTIONS_LIMIT):
-            if time.perf_counter() > deadline:
+        for n, hit in enumerate(engine.mentions(subject.name, project, HOVER_MENTIONS_LIMIT)):
+            if n >= EVIDENCE_MIN_HITS and time.perf_counter() > deadline:
                 break
             if is_definition_chunk(hit, defs):
                 continue
