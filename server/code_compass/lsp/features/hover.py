@@ -210,7 +210,8 @@ def _shown(t: Target, table: list[SymbolDef]) -> Shown:
     kind = {"statement": "variable", "instance": "variable", "param": "parameter"}.get(
         t.kind, t.kind
     )
-    return Shown(kind, qualified, t.path, t.line, t.signature, "python", t.doc_summary)
+    language = language_for(t.path) or "text"
+    return Shown(kind, qualified, t.path, t.line, t.signature, language, t.doc_summary)
 
 
 def _wants_markdown(ls: CodeCompassServer) -> bool:
