@@ -1,8 +1,11 @@
 """First definition shown by hover, per kind: name lookup -> parse-tree fast path -> hover.
 
-Reads eval/symbols/positions*.jsonl (flask 3.1.0 and Django 5.2.8 positions; gold = "path:line"
-of the definition, or null with `outside` for names defined outside the workspace). Indexes
-each repository (lexical only) for the symbol table the name lookup reads, then per position:
+Reads eval/symbols/positions*.jsonl: Python (flask 3.1.0, Django 5.2.8; gold from jedi without
+a time budget), TypeScript (rxjs 7.8.2; gold from the TypeScript language service,
+eval/symbols/ts_definitions.js) and Go (gorilla/mux 1.8.0 from Debian's package; gold read
+from the source). Gold = "path:line" of the definition, or null with `outside` for names
+defined outside the workspace. Indexes each repository (lexical only) for the symbol table
+the name lookup reads, then per position:
 
 - name: the name lookup's first definition (what hovers showed before resolution);
 - fast: the parse-tree resolver alone (`None` -> the name lookup answers);
@@ -19,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,9 +38,41 @@ from code_compass.settings import EngineSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = ROOT / "eval" / "symbols"
+CORPORA = ROOT / "bench-data" / "corpora"
+
+
+def rxjs_source() -> Path:
+    """rxjs's npm package (TypeScript sources), through scripts/fetch_corpora.py."""
+    target = CORPORA / "rxjs-7.8.2"
+    if not (target / "src" / "index.ts").is_file():
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "fetch_corpora.py"), "--only", "rxjs"],
+            check=True,
+        )
+    return target
+
+
+def gomux_source() -> Path:
+    """gorilla/mux's Go sources from Debian's golang-github-gorilla-mux-dev package."""
+    target = ROOT / "bench-data" / "gomux-1.8.0"
+    if (target / "mux" / "mux.go").is_file():
+        return target
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["apt-get", "download", "golang-github-gorilla-mux-dev=1.8.0-1"],
+                       cwd=tmp, check=True)  # fmt: skip
+        deb = next(Path(tmp).glob("*.deb"))
+        subprocess.run(["dpkg-deb", "-x", str(deb), tmp], check=True)
+        src = Path(tmp) / "usr/share/gocode/src/github.com/gorilla/mux"
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(src, target / "mux", dirs_exist_ok=True)
+    return target
+
+
 REPOS = {
     "flask-3.1.0": lambda: pypi_source("flask", "3.1.0", "src/flask/__init__.py"),
     "django-5.2.8": django_source,
+    "rxjs-7.8.2": rxjs_source,
+    "gomux-1.8.0": gomux_source,
 }
 COLUMNS = ("name", "fast", "hover", "again")
 
@@ -57,16 +94,17 @@ def evaluate(repo: str, rows: list[dict[str, object]], budget_s: float) -> list[
         resolver = SymbolResolver(budget_s)
         for r in rows:
             rel, line, col = str(r["path"]), int(r["line"]) - 1, int(r["col"])  # type: ignore[call-overload]
+            language = str(r.get("language", "python"))
             text = (root / rel).read_text()
             defs = engine.symbols_named(str(r["name"]), project)
             by_name = f"{defs[0].path}:{defs[0].name_line}" if defs else None
             t0 = time.perf_counter()
-            fast = resolver.fast(root, rel, "python", text, line, col)
+            fast = resolver.fast(root, rel, language, text, line, col)
             fast_ms = (time.perf_counter() - t0) * 1000
             resolver.wait_idle(60)
-            first = resolver.resolve(root, rel, "python", text, line, col)
+            first = resolver.resolve(root, rel, language, text, line, col)
             resolver.wait_idle(60)
-            again = resolver.resolve(root, rel, "python", text, line, col)
+            again = resolver.resolve(root, rel, language, text, line, col)
             got = {
                 "name": by_name,
                 "fast": shown(fast, by_name),
@@ -101,10 +139,11 @@ def main() -> int:
             results += evaluate(repo, rows, args.budget_ms / 1000)
     print(f"{len(results)} positions ({', '.join(sorted(by_repo))}); jedi budget "
           f"{args.budget_ms:.0f} ms; first definition right, %")  # fmt: skip
-    print(f"{'kind':<18} {'n':>4}  " + "  ".join(f"{c:>6}" for c in COLUMNS))
+    print(f"{'kind':<22} {'n':>4}  " + "  ".join(f"{c:>6}" for c in COLUMNS))
     groups: dict[str, list[dict[str, object]]] = defaultdict(list)
     for r in results:
         groups[str(r["kind"])].append(r)
+        groups[f"[{r.get('language', 'python')}]"].append(r)
         groups["workspace symbols" if r["gold"] else "outside the workspace"].append(r)
         groups["overall"].append(r)
     order = [*sorted(k for k in groups if k != "overall"), "overall"]
@@ -113,7 +152,7 @@ def main() -> int:
         cells = "  ".join(
             f"{100 * sum(bool(r[f'ok_{c}']) for r in rs) / len(rs):6.0f}" for c in COLUMNS
         )
-        print(f"{kind:<18} {len(rs):>4}  {cells}")
+        print(f"{kind:<22} {len(rs):>4}  {cells}")
     times = sorted(float(r["fast_ms"]) for r in results)  # type: ignore[arg-type]
     p50, p95 = times[len(times) // 2], times[int(0.95 * (len(times) - 1))]
     print(f"fast path: p50 {p50:.2f} ms, p95 {p95:.2f} ms (a file's first call parses it)")

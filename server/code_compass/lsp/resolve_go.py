@@ -270,6 +270,8 @@ class GoScopes:
             idents = left.named_children if left is not None else []
             for i, ident in enumerate(idents):
                 value = values[i] if len(values) == len(idents) else None
+                if i == 0 and len(values) == 1 and values[0].type == "call_expression":
+                    value = values[0]  # `x, err := f()`: x is f's first result
                 out.append(GoDecl(p.text_of(ident), ident, st, "var", p, value))
         elif st.type in ("var_declaration", "const_declaration"):
             out.extend(_specs(p, st, "var" if st.type == "var_declaration" else "const"))
@@ -346,6 +348,8 @@ class GoScopes:
         if node is None or depth > MAX_FOLLOW:
             return None
         t = node.type
+        if t in ("identifier", "selector_expression"):  # `*r`, `&x.f`: the value's own type
+            return self._type_of(p, pkg, node, depth + 1)
         if t in ("pointer_type", "unary_expression", "parenthesized_type", "parameter_list"):
             inner = node.child_by_field_name("operand") or (
                 node.named_children[-1] if node.named_children else None
@@ -365,6 +369,14 @@ class GoScopes:
                     if args and args.named_children
                     else None
                 )
+            if fn is not None and fn.type == "selector_expression":
+                operand = fn.child_by_field_name("operand")
+                fld = fn.child_by_field_name("field")
+                if operand is not None and fld is not None and operand.type == "identifier":
+                    local = self._local(p, operand, p.text_of(operand))
+                    imp = None if local else self._import(p, p.text_of(operand))
+                    if imp is not None:
+                        return f"{imp}.{p.text_of(fld)}(…)"  # an outside function's result
             if fn is not None and fn.type == "identifier":
                 d = pkg.names.get(p.text_of(fn))
                 if d is not None and d.kind == "function":

@@ -143,7 +143,7 @@ class TypeScriptScopes:
             obj = parent.child_by_field_name("object")
             if obj is None:
                 return None
-            return self._result(self._member(parsed, obj, name, 0))
+            return self._result(_overload(self._member(parsed, obj, name, 0), parent))
         own = self._declared_here(parsed, node)
         if own is not None:
             return self._result(self._follow(own, 0))
@@ -154,7 +154,7 @@ class TypeScriptScopes:
             if name in JS_GLOBALS:
                 return Resolution((), f"lib.{name}", by="scope")
             return None
-        return self._result(self._follow(found, 0))
+        return self._result(_overload(self._follow(found, 0), node))
 
     # -- declarations -----------------------------------------------------------------
     def _declared_here(self, parsed: Parsed, node: Node) -> Decl | None:
@@ -381,7 +381,34 @@ class TypeScriptScopes:
                 return self._class_member(target.file, target.decl, name, depth + 1)
             if target.kind == "enum":
                 return self._enum_member(target, name)
+            if target.kind in ("param", "variable", "member"):
+                typ = self._declared_type(target, depth + 1)
+                if isinstance(typ, str):
+                    return f"{typ}.{name}"
+                if typ is not None and typ.kind in ("class", "interface"):
+                    return self._class_member(typ.file, typ.decl, name, depth + 1)
         return None
+
+    def _declared_type(self, d: Decl, depth: int) -> Decl | str | None:
+        """The class or interface a parameter, variable or field is declared as (its type
+        annotation, or `new C(…)` as its value)."""
+        node: Node | None = None
+        annotation = d.decl.child_by_field_name("type")
+        if annotation is not None and annotation.named_children:
+            node = annotation.named_children[0]
+            if node.type == "generic_type":
+                node = node.child_by_field_name("name")
+        else:
+            value = d.decl.child_by_field_name("value")
+            if value is not None and value.type == "new_expression":
+                node = value.child_by_field_name("constructor")
+        if node is None or node.type not in ("type_identifier", "identifier"):
+            return None
+        type_name = d.file.text_of(node)
+        found = self._lookup(d.file, node, type_name)
+        if found is None:
+            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
+        return self._follow(found, depth + 1)
 
     def _enum_member(self, enum: Decl, name: str) -> Decl | None:
         body = enum.decl.child_by_field_name("body")
@@ -443,6 +470,46 @@ class TypeScriptScopes:
         if isinstance(found, str):
             return Resolution((), found, by="scope")
         return Resolution((_target(found),), "", by="scope")
+
+
+def _overload(found: Decl | str | None, callee: Node) -> Decl | str | None:
+    """Among a function's overload signatures, the first whose arity fits the call (the
+    one TypeScript picks for plain calls)."""
+    call = callee.parent
+    if not isinstance(found, Decl) or call is None or call.type != "call_expression":
+        return found
+    if call.child_by_field_name("function") != callee:
+        return found
+    args = call.child_by_field_name("arguments")
+    n_args = len(args.named_children) if args is not None else 0
+    container = found.decl.parent
+    if container is not None and container.type == "export_statement":
+        container = container.parent
+    if container is None:
+        return found
+    siblings: list[Node] = []
+    for child in container.named_children:
+        decl = (
+            child.child_by_field_name("declaration") if child.type == "export_statement" else child
+        )
+        key = decl.child_by_field_name("name") if decl is not None else None
+        if decl is not None and key is not None and found.file.text_of(key) == found.name:
+            siblings.append(decl)
+    for decl in siblings:
+        params = decl.child_by_field_name("parameters")
+        plist = params.named_children if params is not None else []
+        required = sum(1 for p in plist if p.type == "required_parameter" and not _is_rest(p))
+        rest = any(_is_rest(p) for p in plist)
+        if required <= n_args and (rest or n_args <= len(plist)):
+            key = decl.child_by_field_name("name")
+            if key is not None:
+                return Decl(found.name, key, decl, found.kind, found.file)
+    return found
+
+
+def _is_rest(param: Node) -> bool:
+    pattern = param.child_by_field_name("pattern")
+    return pattern is not None and pattern.type == "rest_pattern"
 
 
 def _target(d: Decl) -> Target:
