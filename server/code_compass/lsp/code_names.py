@@ -1,9 +1,9 @@
 """Where a name is an identifier token in code, and where prose mentions a symbol.
 
 Usages are identifier tokens in code, never words in comments, docstrings or strings: one
-regular expression per language blanks comments and string literals (triple-quoted, prefixed,
-template and raw strings included) and the masked text is cached per file version, so a lens
-over hundreds of files reads each once, at C speed. Doc references are mentions of *this*
+regular expression per language finds comments and string literals (triple-quoted, prefixed,
+template and raw strings included); their spans are cached per file version, so a lens over
+hundreds of files scans each once. Doc references are mentions of *this*
 symbol: the name in backticks (Markdown, reST roles), qualified (`Flask.run`,
 `flask.request`), or bare only when it cannot be an English word (`make_response`,
 `SansioBlueprint`).
@@ -19,7 +19,7 @@ from collections import OrderedDict
 _HASH_COMMENT = frozenset({"python", "ruby", "shell", "yaml", "toml"})
 _QUOTES = {"python": "\"'", "go": '"`', "rust": '"', "java": '"'}
 _JS_QUOTES = "\"'`"
-MASK_CACHE_FILES = 512  # masked files kept (one copy of the text each)
+MASK_CACHE_FILES = 4096  # files whose comment/string spans are kept (a few KB each)
 
 # Python: comments, then strings with any prefix (triple-quoted first: docstrings span lines).
 _PYTHON_NOISE = re.compile(
@@ -31,8 +31,7 @@ _PYTHON_NOISE = re.compile(
     r"|'(?:\\.|[^'\\\n])*'?)",
     re.S,
 )
-_NOT_NEWLINE = re.compile(r"[^\n]")
-_masks: OrderedDict[tuple[str, int, int], tuple[str, list[int]]] = OrderedDict()
+_masks: OrderedDict[tuple[str, int, int], tuple[list[int], list[int]]] = OrderedDict()
 _masks_lock = threading.Lock()
 _patterns: dict[str, re.Pattern[str]] = {}
 
@@ -53,9 +52,8 @@ def _noise(language: str) -> re.Pattern[str]:
     return re.compile("|".join(parts), re.S)
 
 
-def code_mask(text: str, language: str) -> tuple[str, list[int]]:
-    """The text with comments and string literals blanked (same offsets, newlines kept),
-    and the offset where each line starts; cached per text."""
+def noise_spans(text: str, language: str) -> tuple[list[int], list[int]]:
+    """Where comments and string literals start and end (sorted, disjoint); cached per text."""
     key = (language, len(text), hash(text))
     with _masks_lock:
         hit = _masks.get(key)
@@ -65,26 +63,45 @@ def code_mask(text: str, language: str) -> tuple[str, list[int]]:
     pattern = _patterns.get(language)
     if pattern is None:
         pattern = _patterns[language] = _noise(language)
-    masked = pattern.sub(lambda m: _NOT_NEWLINE.sub(" ", m.group()), text)
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    starts: list[int] = []
+    ends: list[int] = []
+    for m in pattern.finditer(text):
+        starts.append(m.start())
+        ends.append(m.end())
     with _masks_lock:
-        _masks[key] = (masked, starts)
+        _masks[key] = (starts, ends)
         while len(_masks) > MASK_CACHE_FILES:
             _masks.popitem(last=False)
-    return masked, starts
+    return starts, ends
 
 
 def code_columns_in(text: str, language: str, name: str) -> dict[int, list[int]]:
     """1-based line -> 0-based columns where `name` is an identifier token in code (never in
     a comment, docstring or string literal)."""
-    if name not in text:
+    if not name or name not in text:
         return {}
-    masked, starts = code_mask(text, language)
+    starts, ends = noise_spans(text, language)
     out: dict[int, list[int]] = {}
-    for m in re.finditer(rf"(?<![\w$]){re.escape(name)}(?![\w$])", masked):
-        line = bisect.bisect_right(starts, m.start())
-        out.setdefault(line, []).append(m.start() - starts[line - 1])
+    line, line_start, scanned = 1, 0, 0
+    width = len(name)
+    pos = text.find(name)
+    while pos >= 0:
+        after = pos + width
+        if (pos == 0 or not _ident_char(text[pos - 1])) and (
+            after >= len(text) or not _ident_char(text[after])
+        ):
+            i = bisect.bisect_right(starts, pos) - 1
+            if i < 0 or pos >= ends[i]:
+                line += text.count("\n", scanned, pos)
+                scanned = pos
+                line_start = text.rfind("\n", 0, pos) + 1
+                out.setdefault(line, []).append(pos - line_start)
+        pos = text.find(name, after)
     return out
+
+
+def _ident_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_$"
 
 
 def code_columns(lines: list[str], language: str, name: str) -> dict[int, list[int]]:
@@ -102,6 +119,8 @@ def looks_like_code(name: str) -> bool:
 
 def doc_column(line: str, name: str, qualifiers: tuple[str, ...]) -> int | None:
     """Column where a prose line mentions this symbol, or None."""
+    if name not in line:
+        return None  # most lines of a passage: no regular expression needed
     ident = rf"(?<![\w$]){re.escape(name)}(?![\w$])"
     for m in _BACKTICKS.finditer(line):
         inner = re.search(ident, m.group(1))
