@@ -26,7 +26,12 @@ from code_compass.constants import (
     HOVER_MAX_DEFINITIONS,
     HOVER_MENTIONS_LIMIT,
 )
-from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES, language_for
+from code_compass.index.languages import (
+    CODE_LANGUAGES,
+    DOC_LANGUAGES,
+    PAGED_LANGUAGES,
+    language_for,
+)
 from code_compass.lsp.features.documents import document_path
 from code_compass.lsp.features.evidence import (
     Mention,
@@ -176,6 +181,8 @@ class HoverFeature:
                 break
             if is_definition_chunk(hit, defs):
                 continue
+            if hit.language not in DOC_LANGUAGES and hit.language not in CODE_LANGUAGES:
+                continue  # configuration and scripts: the word, not a use of the symbol
             bucket = docs if hit.language in DOC_LANGUAGES else code
             if len(bucket) >= HOVER_EVIDENCE_PER_KIND:
                 continue
