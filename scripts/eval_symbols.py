@@ -15,7 +15,7 @@ the name lookup reads, then per position:
 Outside names are right when no workspace definition is shown. Figures per kind and overall,
 and the fast path's time per position.
 
-    python scripts/eval_symbols.py [--budget-ms 10] [--only flask-3.1.0]
+    python scripts/eval_symbols.py [--budget-ms 5] [--only flask-3.1.0]
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--budget-ms", type=float, default=10.0, help="jedi's time on the hover")
+    ap.add_argument("--budget-ms", type=float, default=5.0, help="jedi's time on the hover")
     ap.add_argument("--only", default="", help="comma-separated repositories")
     ap.add_argument("--misses", action="store_true", help="list positions the hover gets wrong")
     args = ap.parse_args()

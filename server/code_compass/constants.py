@@ -125,7 +125,7 @@ HOVER_MAX_DEFINITIONS = 3  # more are summarised as "and N more"
 HOVER_SNIPPET_CHARS = 120
 LENS_MAX_LOCATIONS = 50  # locations per lens peek, docs and code together (the protocol's cap)
 LENS_SCAN_CHUNKS = 400  # passages read per kind to count a lens; beyond it the count says "≥"
-RESOLVE_BUDGET_S = 0.01  # jedi's time on a hover/lens path (after the parse-tree fast path)
+RESOLVE_BUDGET_S = 0.005  # jedi on a hover, after the parse-tree fast path; then it finishes aside
 LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms
 
 # --- MCP server (server/code_compass/mcp) ---

@@ -29,11 +29,11 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 @dataclass(eq=False, slots=True)
-class Scope:
+class PyScope:
     kind: str  # module | class | function
     name: str
     qualname: str  # "Flask.run"; "" for the module
-    parent: Scope | None
+    parent: PyScope | None
     node: ast.AST
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     globals: set[str] = field(default_factory=set)
@@ -52,13 +52,13 @@ class Binding:
     line: int  # 1-based
     col: int  # 0-based, str units
     kind: str  # function | class | statement | param | import | module
-    scope: Scope
+    scope: PyScope
     info: ModuleInfo
     node: ast.AST | None = None  # the def/class, or the import statement
     module: str = ""  # imports: the module named ("a.b"), with `level` leading dots
     level: int = 0
     attr: str = ""  # `from module import attr`; "" for `import module`
-    defines: Scope | None = None  # classes and functions: their own scope
+    defines: PyScope | None = None  # classes and functions: their own scope
     blocks: tuple[int, ...] = ()  # the compound statements (if/for/try/...) it sits in
     value: ast.expr | None = None  # `name = value` / `name: annotation`: what types it
 
@@ -67,7 +67,7 @@ class Binding:
 class Occurrence:
     kind: str  # name | attr | binding | import_module | keyword
     name: str
-    scope: Scope
+    scope: PyScope
     node: ast.AST | None  # attr: the ast.Attribute; name: the ast.Name; keyword: the ast.Call
     binding: Binding | None = None  # binding: the binding this identifier creates
     module: str = ""  # import_module: the dotted module up to and including this name
@@ -80,7 +80,7 @@ class ModuleInfo:
     rel: str
     dotted: str  # "flask.app"; "" when the path is not importable
     lines: list[str]
-    module: Scope
+    module: PyScope
     occurrences: dict[tuple[int, int], Occurrence]
     is_package: bool
     doc: str
@@ -147,11 +147,11 @@ class _Builder(ast.NodeVisitor):
         outer = self.scope
         if isinstance(node, ast.Lambda):
             name, qual = "<lambda>", outer.qualname
-            defines = Scope("function", name, qual, outer, node)
+            defines = PyScope("function", name, qual, outer, node)
         else:
             col = self.name_col(node.lineno, self.col(node.lineno, node.col_offset), node.name)
             qual = f"{outer.qualname}.{node.name}" if outer.qualname else node.name
-            defines = Scope("function", node.name, qual, outer, node)
+            defines = PyScope("function", node.name, qual, outer, node)
             self.bind(node.name, node.lineno, col, "function", node=node, defines=defines)
         self.scope = defines
         for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
@@ -177,7 +177,7 @@ class _Builder(ast.NodeVisitor):
         outer = self.scope
         col = self.name_col(node.lineno, self.col(node.lineno, node.col_offset), node.name)
         qual = f"{outer.qualname}.{node.name}" if outer.qualname else node.name
-        defines = Scope("class", node.name, qual, outer, node, bases=list(node.bases))
+        defines = PyScope("class", node.name, qual, outer, node, bases=list(node.bases))
         self.bind(node.name, node.lineno, col, "class", node=node, defines=defines)
         self.scope = defines
         for stmt in node.body:
@@ -188,7 +188,7 @@ class _Builder(ast.NodeVisitor):
         gens: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
         self.visit(gens[0].iter)  # evaluated in the enclosing scope
         outer = self.scope
-        self.scope = Scope("function", "<comprehension>", outer.qualname, outer, node)
+        self.scope = PyScope("function", "<comprehension>", outer.qualname, outer, node)
         for i, g in enumerate(gens):
             if i:
                 self.visit(g.iter)
@@ -410,7 +410,7 @@ def parse_module(rel: str, text: str, roots: tuple[str, ...]) -> ModuleInfo | No
     except (SyntaxError, ValueError, RecursionError):
         return None
     dotted, pkg = module_name(rel, roots)
-    scope = Scope("module", dotted.rsplit(".", 1)[-1], "", None, tree)
+    scope = PyScope("module", dotted.rsplit(".", 1)[-1], "", None, tree)
     info = ModuleInfo(rel, dotted, text.split("\n"), scope, {}, pkg, ast.get_docstring(tree) or "")
     builder = _Builder(info)
     try:
@@ -458,7 +458,7 @@ class _Thing:
 
     kind: str  # module | class | instance | outside
     info: ModuleInfo | None = None
-    scope: Scope | None = None  # module scope, or the class's scope
+    scope: PyScope | None = None  # module scope, or the class's scope
     outside: str = ""
     skip_first: bool = False  # super(): the class's own body is not searched
 
@@ -575,7 +575,7 @@ class PythonScopes:
         return Resolution(tuple(dedupe([self._target(b) for b in found])), "", by="scope")
 
     def _keyword(
-        self, info: ModuleInfo, scope: Scope, func: ast.expr, name: str
+        self, info: ModuleInfo, scope: PyScope, func: ast.expr, name: str
     ) -> list[Binding] | str | None:
         """`f(name=…)`: the parameter of the function (or class's `__init__`) called."""
         if isinstance(func, ast.Name):
@@ -599,7 +599,7 @@ class PythonScopes:
         return params[:1] or None
 
     def _name(
-        self, info: ModuleInfo, scope: Scope, name: str, line: int, col: int,
+        self, info: ModuleInfo, scope: PyScope, name: str, line: int, col: int,
         blocks: tuple[int, ...] = (),
     ) -> list[Binding] | str | None:  # fmt: skip
         bindings = self._lookup(info, scope, name, line, col, blocks)
@@ -618,10 +618,10 @@ class PythonScopes:
         return out
 
     def _lookup(
-        self, info: ModuleInfo, scope: Scope, name: str, line: int, col: int,
+        self, info: ModuleInfo, scope: PyScope, name: str, line: int, col: int,
         blocks: tuple[int, ...] = (),
     ) -> list[Binding] | None:  # fmt: skip
-        s: Scope | None = scope
+        s: PyScope | None = scope
         innermost = True
         while s is not None:
             if s.kind == "class" and not innermost:
@@ -697,7 +697,7 @@ class PythonScopes:
         return [Binding(dotted.rsplit(".", 1)[-1], 1, 0, "module", sub.module, sub)]
 
     # -- attributes -----------------------------------------------------------------
-    def _eval(self, info: ModuleInfo, scope: Scope, expr: ast.expr, depth: int) -> _Thing | None:
+    def _eval(self, info: ModuleInfo, scope: PyScope, expr: ast.expr, depth: int) -> _Thing | None:
         if depth > MAX_FOLLOW:
             return None
         if isinstance(expr, ast.Name):
@@ -718,7 +718,7 @@ class PythonScopes:
             and expr.func.id == "super"
             and not expr.args
         ):
-            s: Scope | None = scope
+            s: PyScope | None = scope
             while s is not None and s.kind == "function":
                 if s.parent is not None and s.parent.kind == "class":
                     return _Thing("instance", info, s.parent, skip_first=True)
@@ -726,9 +726,9 @@ class PythonScopes:
         return None
 
     @staticmethod
-    def _self_class(info: ModuleInfo, scope: Scope, name: str) -> _Thing | None:
+    def _self_class(info: ModuleInfo, scope: PyScope, name: str) -> _Thing | None:
         """`self`/`cls` (the first parameter of a method): the enclosing class."""
-        s: Scope | None = scope
+        s: PyScope | None = scope
         while s is not None and s.kind == "function" and s.name == "<comprehension>":
             s = s.parent
         if s is None or s.kind != "function" or s.parent is None or s.parent.kind != "class":
@@ -810,7 +810,7 @@ class PythonScopes:
         return self._class_member_or_object(thing.info, thing.scope, name, thing.skip_first, depth)
 
     def _class_member(
-        self, info: ModuleInfo, cls: Scope, name: str, skip: bool, seen: set[int], depth: int
+        self, info: ModuleInfo, cls: PyScope, name: str, skip: bool, seen: set[int], depth: int
     ) -> list[Binding] | None:
         """The member along the workspace's class hierarchy; None when a base we cannot
         see (outside the workspace, or computed) might define it."""
@@ -838,7 +838,7 @@ class PythonScopes:
         return []
 
     def _class_member_or_object(
-        self, info: ModuleInfo, cls: Scope, name: str, skip: bool, depth: int
+        self, info: ModuleInfo, cls: PyScope, name: str, skip: bool, depth: int
     ) -> list[Binding] | str | None:
         found = self._class_member(info, cls, name, skip, set(), depth)
         if not found and name.startswith("__") and name.endswith("__"):
