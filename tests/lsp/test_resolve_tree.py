@@ -64,6 +64,7 @@ FILES = {
         "\tok bool\n"
         "}\n"
         "\n"
+        "// NewRoute makes an empty route.\n"
         "func NewRoute() *Route { return &Route{} }\n"
         "\n"
         "func (r *Route) Match(w http.ResponseWriter) bool { return r.ok }\n"
@@ -120,14 +121,17 @@ def test_typescript_overloads_this_and_typed_members(repo: Path) -> None:
 def test_go_package_receivers_embedding_and_outside(repo: Path) -> None:
     s = TreeScopes(repo)
     assert at(s, "mux/router.go", 15, "routes") == "mux/router.go:11"  # field via receiver
-    assert at(s, "mux/router.go", 16, "Match") == "mux/route.go:11"  # range over []*Route
-    assert at(s, "mux/router.go", 18, "NewRoute") == "mux/route.go:9"  # another file
+    assert at(s, "mux/router.go", 16, "Match") == "mux/route.go:12"  # range over []*Route
+    assert at(s, "mux/router.go", 18, "NewRoute") == "mux/route.go:10"  # another file
     assert at(s, "mux/router.go", 19, "strict") == "mux/router.go:6"  # embedded struct field
     assert at(s, "mux/router.go", 19, "ok") == "mux/route.go:6"  # x := NewRoute()
     assert at(s, "mux/router.go", 19, "len") == "outside:builtin.len"
     assert at(s, "mux/router.go", 14, "http") == "outside:net/http"
     assert at(s, "mux/router.go", 14, "ResponseWriter") == "outside:net/http.ResponseWriter"
     assert at(s, "mux/router.go", 16, "route") == "mux/router.go:15"  # range variable
+    text = FILES["mux/router.go"]
+    res = s.resolve("mux/router.go", "go", text, 17, text.split("\n")[17].index("NewRoute"))
+    assert res is not None and res.targets[0].doc_summary == "NewRoute makes an empty route."
 
 
 async def test_hover_over_stdio_resolves_typescript_and_go(start: Any, repo: Path) -> None:

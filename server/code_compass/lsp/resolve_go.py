@@ -491,7 +491,8 @@ class GoScopes:
         full = ".".join(x for x in (package, found.container, found.name) if x)
         local = found.kind == "param" or (found.kind == "var" and _in_function(found.decl))
         sig = f.line(row).strip()
-        target = Target(f.rel, row + 1, col, found.name, found.kind, full, sig, "", local)
+        doc = "" if local else f.doc_before(found.decl)
+        target = Target(f.rel, row + 1, col, found.name, found.kind, full, sig, doc, local)
         return Resolution((target,), "", by="scope")
 
 

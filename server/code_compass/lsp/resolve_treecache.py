@@ -13,6 +13,11 @@ from code_compass.index.chunk.treesitter import parser_for
 from code_compass.index.languages import language_for
 
 TREE_CACHE_FILES = 256
+# A declaration's doc comment sits above these when the declaration is their first part.
+_DOC_WRAPPERS = frozenset(
+    {"export_statement", "type_declaration", "var_declaration", "const_declaration",
+     "lexical_declaration", "variable_declaration"}
+)  # fmt: skip
 
 
 @dataclass(eq=False, slots=True)
@@ -40,6 +45,40 @@ class Parsed:
         if text.isascii():
             return row, byte_col
         return row, len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def doc_before(self, decl: Node) -> str:
+        """The doc comment just above a declaration (JSDoc `/** … */`, Go's `//` lines),
+        first paragraph on one line; "" when there is none."""
+        node = decl
+        while (
+            node.parent is not None
+            and node.parent.type in _DOC_WRAPPERS
+            and node.parent.named_children[0].id == node.id
+        ):
+            node = node.parent
+        lines: list[str] = []
+        prev = node.prev_sibling
+        end_row = node.start_point[0]
+        while prev is not None and prev.type == "comment" and prev.end_point[0] >= end_row - 1:
+            text = self.text_of(prev)
+            if text.startswith("/*") and not text.startswith("/**"):
+                break
+            lines[:0] = text.split("\n")
+            end_row = prev.start_point[0]
+            if text.startswith("/**"):
+                break
+            prev = prev.prev_sibling
+        cleaned = [ln.strip().lstrip("/*").strip().rstrip("*/").strip() for ln in lines]
+        para: list[str] = []
+        for ln in cleaned:
+            if not ln:
+                if para:
+                    break
+                continue
+            if ln.startswith("@"):
+                break
+            para.append(ln)
+        return " ".join(para)
 
     def node_at(self, row: int, column: int) -> Node | None:
         """The smallest named node starting at (row, str column)."""

@@ -521,7 +521,7 @@ def _target(d: Decl) -> Target:
     return Target(
         path=f.rel, line=row + 1, column=col, name=d.name, kind=d.kind,
         full_name=f"{f.module_name}.{d.name}", signature=f.line(row).strip(),
-        doc_summary="", local=local,
+        doc_summary="" if local else f.doc_before(d.decl), local=local,
     )  # fmt: skip
 
 
