@@ -1,6 +1,9 @@
-"""Pick labelled editor positions in flask 3.1.0 by kind; gold from jedi (no time budget).
+"""Pick labelled editor positions in a Python repository by kind; gold from jedi (no budget).
 
     python eval/symbols/make_positions.py /path/to/flask-3.1.0 > eval/symbols/positions.jsonl
+    python eval/symbols/make_positions.py /path/to/django-5.2.8 django 7 \
+        django/http,django/core/handlers,django/urls,django/utils/text.py \
+        > eval/symbols/positions_django.jsonl
 
 The gold of every position was then read against the source (ambiguous methods especially).
 """
@@ -16,7 +19,7 @@ from pathlib import Path
 import jedi
 
 PER_KIND = 9
-GLOBALS = {"current_app", "g", "request", "session"}
+GLOBALS = {"current_app", "g", "request", "session", "settings", "connections", "router", "apps"}
 
 
 def kinds(tree: ast.AST, text: str) -> list[tuple[str, int, int, str]]:
@@ -60,10 +63,17 @@ def kinds(tree: ast.AST, text: str) -> list[tuple[str, int, int, str]]:
 
 def main() -> None:
     root = Path(sys.argv[1]).resolve()
+    package = sys.argv[2] if len(sys.argv) > 2 else "src/flask"
+    per_kind = int(sys.argv[3]) if len(sys.argv) > 3 else PER_KIND
+    subsets = sys.argv[4].split(",") if len(sys.argv) > 4 else [package]
     rng = random.Random(15)
-    project = jedi.Project(root, added_sys_path=[str(root / "src")])
+    extra = [str(root / "src")] if (root / "src").is_dir() else []
+    project = jedi.Project(root, added_sys_path=extra)
     by_kind: dict[str, list[dict[str, object]]] = {}
-    files = sorted((root / "src" / "flask").rglob("*.py"))
+    files = sorted(
+        f for sub in subsets for f in ((root / sub).rglob("*.py") if (root / sub).is_dir()
+                                       else [root / sub])
+    )  # fmt: skip
     cands = []
     for f in files:
         text = f.read_text()
@@ -71,7 +81,7 @@ def main() -> None:
             cands.append((f, text, k))
     rng.shuffle(cands)
     for f, text, (kind, line, col, name) in cands:
-        if len(by_kind.setdefault(kind, [])) >= PER_KIND:
+        if len(by_kind.setdefault(kind, [])) >= per_kind:
             continue
         rel = f.relative_to(root).as_posix()
         names = jedi.Script(text, path=str(f), project=project).goto(line, col, follow_imports=True)
@@ -84,7 +94,7 @@ def main() -> None:
             continue
         by_kind[kind].append(
             {"path": rel, "line": line, "col": col, "name": name, "kind": kind, "gold": gold,
-             "outside": None if inside else (n.full_name or n.name)}
+             "outside": None if inside else (n.full_name or n.name), "repo": root.name}
         )  # fmt: skip
     for rows in by_kind.values():
         for row in rows:

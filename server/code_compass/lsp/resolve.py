@@ -1,4 +1,4 @@
-"""The definition an identifier really names, as its language resolves it (Python: jedi).
+"""The definition an identifier really names, as its language resolves it.
 
 Hover and code lens used to match *names*; this module resolves the symbol at a position the
 way the language does: local scopes and parameters, imports (aliased, relative, re-exported),
@@ -6,65 +6,56 @@ way the language does: local scopes and parameters, imports (aliased, relative, 
 stdlib, third-party) resolve to "outside" with their full name, never to a workspace
 definition that merely shares the name.
 
-jedi is not thread-safe and is slow on first use, so every call runs on one dedicated thread
-within a time budget; past the budget (or when jedi fails) the caller gets `None` and falls back
-to the name lookup, labelled as such. A call that ran over keeps going in the background and
-warms jedi's caches for the next hover.
+Two paths. The fast one (`resolve_python`, `resolve_tree`) reads scopes and imports from the
+parse tree, cached per file version: it answers most positions in well under a millisecond
+and says `None` when it cannot decide. Only then, for Python, does jedi run: it is not
+thread-safe and slow on first use, so it runs on one dedicated process within a short budget;
+past it the caller gets `None` (the name lookup answers, labelled as such) while jedi keeps
+going and stores its answer for the next request at that position.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import multiprocessing
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+import time
+import weakref
+from collections import OrderedDict
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from code_compass.constants import RESOLVE_BUDGET_S
+from code_compass.lsp.resolve_model import Resolution, Target, dedupe, doc_summary
+from code_compass.lsp.resolve_python import PythonScopes
+from code_compass.lsp.resolve_tree import TREE_LANGUAGES, TreeScopes
 
 log = logging.getLogger(__name__)
 
-RESOLVABLE_LANGUAGES = frozenset({"python"})
+__all__ = ["Resolution", "SymbolResolver", "Target"]
 
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """One definition inside the workspace."""
-
-    path: str  # workspace-relative
-    line: int  # 1-based line of the name
-    column: int  # 0-based column of the name
-    name: str
-    kind: str  # jedi's type: function | class | module | instance | statement | param | ...
-    full_name: str  # dotted, as jedi names it ("flask.globals.request"); may be ""
-    signature: str  # the definition's first line (or jedi's signature for callables)
-    doc_summary: str  # first paragraph of the docstring, "" if none
-    local: bool = False  # bound inside a function (a local or a parameter)
-
-
-@dataclass(frozen=True, slots=True)
-class Resolution:
-    """What the identifier names: workspace definitions, or a name from outside."""
-
-    targets: tuple[Target, ...]  # in the workspace, best first; empty when outside/unknown
-    outside: str  # full name when defined outside the workspace ("json.dumps"), else ""
-
-    @property
-    def is_outside(self) -> bool:
-        return not self.targets and bool(self.outside)
+RESOLVABLE_LANGUAGES = frozenset({"python"}) | TREE_LANGUAGES
+JEDI_CACHE_ENTRIES = 4096  # jedi answers kept per (file version, position)
+_JediKey = tuple[str, str, int, int, int, int]  # root, rel, len, hash(text), line, column
 
 
 class SymbolResolver:
-    """Resolves positions in Python sources with jedi, one thread, within a time budget."""
+    """Resolves positions: the parse-tree fast path first, then (Python) jedi on its own
+    thread within a budget, its late answers cached for the next request."""
 
     def __init__(self, budget_s: float = RESOLVE_BUDGET_S) -> None:
         self.budget_s = budget_s
-        self._lane = ThreadPoolExecutor(1, thread_name_prefix="cc-resolve")
-        self._projects: dict[Path, Any] = {}  # root -> jedi.Project (caches sys.path scan)
+        self._lane: ProcessPoolExecutor | None = None  # started on first use
+        self._scopes: dict[Path, PythonScopes] = {}
+        self._trees: dict[Path, TreeScopes] = {}
         self._busy: Future[Resolution | None] | None = None
         self._lock = threading.Lock()
+        self._jedi_cache: OrderedDict[_JediKey, Resolution | None] = OrderedDict()
+        self._warmer = ThreadPoolExecutor(1, thread_name_prefix="cc-resolve-warm")
+        self._warming: set[tuple[Path, str, int]] = set()
 
     @staticmethod
     def available() -> bool:
@@ -73,6 +64,61 @@ class SymbolResolver:
         except ImportError:
             return False
         return True
+
+    def python_scopes(self, root: Path) -> PythonScopes:
+        with self._lock:
+            found = self._scopes.get(root)
+            if found is None:
+                found = self._scopes[root] = PythonScopes(root)
+            return found
+
+    def tree_scopes(self, root: Path) -> TreeScopes:
+        with self._lock:
+            found = self._trees.get(root)
+            if found is None:
+                found = self._trees[root] = TreeScopes(root)
+            return found
+
+    def fast(
+        self, root: Path, rel: str, language: str, text: str, line: int, column: int
+    ) -> Resolution | None:
+        """The parse-tree answer alone (no jedi); None when it cannot decide."""
+        try:
+            if language == "python":
+                return self.python_scopes(root).resolve(rel, text, line, column)
+            if language in TREE_LANGUAGES:
+                return self.tree_scopes(root).resolve(rel, language, text, line, column)
+        except RecursionError:
+            return None
+        except Exception:  # a resolver bug must cost a hover its precision, not the hover
+            log.exception("scope resolution failed on %s:%d", rel, line + 1)
+        return None
+
+    def warm(self, root: Path, rel: str, language: str, text: str) -> None:
+        """On open: parse the file and what it imports, and let jedi parse it in the
+        background, so the first hovers take the fast path."""
+        try:
+            if language == "python":
+                self.python_scopes(root).warm(rel, text)
+            elif language in TREE_LANGUAGES:
+                self.tree_scopes(root).warm(rel, language, text)
+        except Exception:
+            log.exception("warming %s failed", rel)
+        if language == "python" and self.available():
+            with self._lock:
+                if self._busy is None or self._busy.done():
+                    self._busy = self._jedi().submit(_warm_jedi, root, rel, text)
+
+    def warm_later(self, root: Path, rel: str, language: str, text: str) -> None:
+        """`warm` on a background thread (once per file version), off the request's path."""
+        if language not in RESOLVABLE_LANGUAGES:
+            return
+        key = (root, rel, hash(text))
+        with self._lock:
+            if key in self._warming:
+                return
+            self._warming.add(key)
+        self._warmer.submit(self.warm, root, rel, language, text)
 
     def resolve(
         self,
@@ -86,15 +132,24 @@ class SymbolResolver:
     ) -> Resolution | None:
         """Definitions of the identifier at (0-based `line`, `column` in str units) of `text`.
 
-        None: this language is not resolved here, jedi is missing or failed, or it ran over the
-        budget (a previous call still running counts as over: the lane is one thread).
+        None: this language is not resolved here, the fast path could not decide and jedi
+        is missing, failed, or ran over the budget (a previous call still running counts as
+        over: the lane is one thread). A jedi call past the budget still stores its answer.
         """
-        if language not in RESOLVABLE_LANGUAGES or not self.available():
+        if language not in RESOLVABLE_LANGUAGES:
             return None
+        found = self.fast(root, rel, language, text, line, column)
+        if found is not None or language != "python" or not self.available():
+            return found
+        key: _JediKey = (str(root), rel, len(text), hash(text), line, column)
         with self._lock:
+            if key in self._jedi_cache:
+                self._jedi_cache.move_to_end(key)
+                return self._jedi_cache[key]
             if self._busy is not None and not self._busy.done():
                 return None
-            fut = self._lane.submit(_resolve_python, self, root, rel, text, line, column)
+            fut = self._jedi().submit(_resolve_python, root, rel, text, line, column)
+            fut.add_done_callback(functools.partial(self._store, key))
             self._busy = fut
         try:
             return fut.result(timeout=self.budget_s if budget_s is None else budget_s)
@@ -104,6 +159,28 @@ class SymbolResolver:
             log.exception("jedi failed on %s:%d", rel, line + 1)
             return None
 
+    def _jedi(self) -> ProcessPoolExecutor:
+        """jedi's own process (called with the lock held): its inference is pure Python and
+        would otherwise take the GIL from the hovers it is meant to refine."""
+        if self._lane is None:
+            self._lane = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return self._lane
+
+    def _store(self, key: _JediKey, fut: Future[Resolution | None]) -> None:
+        try:
+            res = fut.result()
+        except Exception:  # a crashed or cancelled worker: nothing to remember
+            log.warning("jedi failed on %s:%d", key[1], key[4] + 1, exc_info=True)
+            return
+        self.remember(key, res)
+
+    def remember(self, key: _JediKey, res: Resolution | None) -> None:
+        with self._lock:
+            self._jedi_cache[key] = res
+            self._jedi_cache.move_to_end(key)
+            while len(self._jedi_cache) > JEDI_CACHE_ENTRIES:
+                self._jedi_cache.popitem(last=False)
+
     def wait_idle(self, timeout: float) -> None:
         """Let a call that ran over the budget finish (benchmarks, tests)."""
         busy = self._busy
@@ -112,29 +189,57 @@ class SymbolResolver:
                 busy.result(timeout=timeout)
             except Exception:  # the caller already fell back; only the waiting matters
                 return
-
-    def project(self, root: Path) -> Any:
-        import jedi
-
-        proj = self._projects.get(root)
-        if proj is None:
-            # The workspace root and its src/ layout on the path: `import flask` inside
-            # flask's own repository must resolve to the workspace, not to site-packages.
-            extra = [str(p) for p in (root / "src", root / "lib") if p.is_dir()]
-            proj = jedi.Project(root, added_sys_path=extra, smart_sys_path=True)
-            self._projects[root] = proj
-        return proj
+            time.sleep(0.01)  # the done-callback that caches the answer runs just after
 
     def close(self) -> None:
-        self._lane.shutdown(wait=False, cancel_futures=True)
+        if self._lane is not None:
+            self._lane.shutdown(wait=False, cancel_futures=True)
+        self._warmer.shutdown(wait=False, cancel_futures=True)
 
 
-def _resolve_python(
-    resolver: SymbolResolver, root: Path, rel: str, text: str, line: int, column: int
-) -> Resolution | None:
+_SHARED: weakref.WeakKeyDictionary[object, SymbolResolver] = weakref.WeakKeyDictionary()
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_resolver(owner: object) -> SymbolResolver:
+    """One resolver per server (hover and code lens share its caches and jedi's process)."""
+    with _SHARED_LOCK:
+        found = _SHARED.get(owner)
+        if found is None:
+            found = _SHARED[owner] = SymbolResolver()
+        return found
+
+
+_PROJECTS: dict[Path, Any] = {}  # jedi's process: root -> jedi.Project (caches sys.path)
+
+
+def _project(root: Path) -> Any:
     import jedi
 
-    script = jedi.Script(text, path=str(root / rel), project=resolver.project(root))
+    proj = _PROJECTS.get(root)
+    if proj is None:
+        # The workspace root and its src/ layout on the path: `import flask` inside
+        # flask's own repository must resolve to the workspace, not to site-packages.
+        extra = [str(p) for p in (root / "src", root / "lib") if p.is_dir()]
+        proj = jedi.Project(root, added_sys_path=extra, smart_sys_path=True)
+        _PROJECTS[root] = proj
+    return proj
+
+
+def _warm_jedi(root: Path, rel: str, text: str) -> None:
+    import jedi
+
+    try:
+        jedi.Script(text, path=str(root / rel), project=_project(root)).get_names()
+    except Exception:  # warming is best effort; the request path reports real failures
+        log.debug("jedi could not warm %s", rel, exc_info=True)
+
+
+def _resolve_python(root: Path, rel: str, text: str, line: int, column: int) -> Resolution | None:
+    """In jedi's process."""
+    import jedi
+
+    script = jedi.Script(text, path=str(root / rel), project=_project(root))
     names = script.goto(line + 1, column, follow_imports=True)
     if not names:
         # goto finds nothing for some attribute chains jedi can still infer.
@@ -151,7 +256,7 @@ def _resolve_python(
             outside = outside or (n.full_name or n.name)
             continue
         targets.append(_target(n, rel_def, text if rel_def == rel else None))
-    return Resolution(tuple(_dedupe(targets)), "" if targets else outside)
+    return Resolution(tuple(dedupe(targets)), "" if targets else outside)
 
 
 def _inside(root: Path, path: Path) -> str | None:
@@ -162,24 +267,27 @@ def _inside(root: Path, path: Path) -> str | None:
 
 
 def _target(n: Any, rel: str, text: str | None) -> Target:
-    line_text = ""
+    line_text = raw_line = ""
     try:
         source = text if text is not None else Path(n.module_path).read_text(encoding="utf-8")
         lines = source.split("\n")
         if 0 < n.line <= len(lines):
-            line_text = lines[n.line - 1].strip()
+            raw_line = lines[n.line - 1]
+            line_text = raw_line.strip()
     except (OSError, UnicodeDecodeError):
         pass
     doc = ""
     if n.type in ("function", "class", "module"):
         try:
-            doc = _summary(n.docstring(raw=True))
+            doc = doc_summary(n.docstring(raw=True))
         except Exception:  # jedi raises assorted errors on odd code; the doc is optional
             doc = ""
     try:
         local = n.type in ("statement", "param") and n.parent().type == "function"
     except Exception:  # parent() fails on some synthesized names
         local = n.type == "param"
+    if local and 0 < n.column <= len(raw_line) and raw_line[n.column - 1] == ".":
+        local = False  # `self.x = …` inside a method: an attribute, not a local
     return Target(
         local=local,
         path=rel,
@@ -191,18 +299,3 @@ def _target(n: Any, rel: str, text: str | None) -> Target:
         signature=line_text,
         doc_summary=doc,
     )
-
-
-def _summary(doc: str) -> str:
-    para = doc.strip().split("\n\n", 1)[0]
-    return " ".join(para.split())
-
-
-def _dedupe(targets: list[Target]) -> list[Target]:
-    seen: set[tuple[str, int]] = set()
-    out: list[Target] = []
-    for t in targets:
-        if (t.path, t.line) not in seen:
-            seen.add((t.path, t.line))
-            out.append(t)
-    return out

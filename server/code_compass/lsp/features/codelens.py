@@ -2,9 +2,10 @@
 
 The lens request only checks that there may be evidence (one Tantivy count per name); resolve
 reads the passages and builds a title whose numbers are the locations it lists: a "usage" is a
-code line where the name is an identifier token (never a comment, docstring or string), other
-than a definition's own line; a "doc reference" is a prose line that mentions the symbol
-(backticked, qualified, or a name that cannot be an English word). The peek lists at most
+line of source code (not configuration or scripts) where the name is an identifier token
+(never a comment, docstring or string), other than a definition's own line; a "doc reference"
+is a prose line that mentions the symbol (backticked, qualified, or a name that cannot be an
+English word). The peek lists at most
 `LENS_MAX_LOCATIONS` locations, docs first; past that the title says "showing 50 of 511".
 
 The lens command is `codeCompass.showReferences` with [uri, position, locations]. The VS Code
@@ -22,7 +23,12 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from code_compass.constants import LENS_MAX_LOCATIONS, LENS_SCAN_CHUNKS
-from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES
+from code_compass.index.languages import (
+    CODE_LANGUAGES,
+    DOC_LANGUAGES,
+    PAGED_LANGUAGES,
+    language_for,
+)
 from code_compass.lsp.features.documents import document_path
 from code_compass.lsp.features.evidence import (
     Mention,
@@ -32,6 +38,7 @@ from code_compass.lsp.features.evidence import (
     locate_all,
     name_pattern,
 )
+from code_compass.lsp.resolve import shared_resolver
 from code_compass.records import VALUE_KINDS, SymbolDef
 
 if TYPE_CHECKING:
@@ -113,7 +120,14 @@ class CodeLensFeature:
         if found is None:
             return []
         project, rel = found
-        lines = ls.workspace.get_text_document(uri).source.split("\n")
+        source = ls.workspace.get_text_document(uri).source
+        lines = source.split("\n")
+        root = ls.roots.get(project)
+        language = language_for(rel)
+        if root is not None and language is not None:
+            # Clients ask for lenses when a file opens: parse it (and what it imports) now,
+            # so the first hovers in it take the fast path.
+            shared_resolver(ls).warm_later(root, rel, language, source)
         codec = ls.workspace.position_codec
         counts: dict[str, tuple[int, int, int]] = {}
         seen: set[tuple[str, str]] = set()
@@ -191,6 +205,8 @@ class CodeLensFeature:
         capped = n_doc_hits >= LENS_SCAN_CHUNKS or len(hits) - n_doc_hits >= LENS_SCAN_CHUNKS
         seen: set[tuple[str, int]] = set()
         for hit in hits:
+            if hit.language not in DOC_LANGUAGES and hit.language not in CODE_LANGUAGES:
+                continue  # `run:` in a CI config or `flask run` in a script uses no symbol
             for m in locate_all(hit, subject, cache):
                 key = (m.path, m.line)
                 if key in seen or key in def_lines:

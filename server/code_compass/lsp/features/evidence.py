@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from code_compass.constants import HOVER_SNIPPET_CHARS
 from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES
-from code_compass.lsp.code_names import code_columns, doc_column
+from code_compass.lsp.code_names import code_columns_in, doc_column
 from code_compass.records import SearchHit, SymbolDef
 
 if TYPE_CHECKING:
@@ -59,19 +59,25 @@ class TextCache:
     def __init__(self, engine: Engine, project: str) -> None:
         self._engine = engine
         self._project = project
+        self._texts: dict[str, str | None] = {}
         self._lines: dict[str, list[str] | None] = {}
         self._code: dict[tuple[str, str], dict[int, list[int]]] = {}
 
     def code_columns(self, rel: str, language: str, name: str) -> dict[int, list[int]]:
         key = (rel, name)
         if key not in self._code:
-            lines = self.lines(rel)
-            self._code[key] = code_columns(lines, language, name) if lines is not None else {}
+            text = self.text(rel)
+            self._code[key] = code_columns_in(text, language, name) if text is not None else {}
         return self._code[key]
+
+    def text(self, rel: str) -> str | None:
+        if rel not in self._texts:
+            self._texts[rel] = self._engine.read_text(self._project, rel)
+        return self._texts[rel]
 
     def lines(self, rel: str) -> list[str] | None:
         if rel not in self._lines:
-            text = self._engine.read_text(self._project, rel)
+            text = self.text(rel)
             self._lines[rel] = text.split("\n") if text is not None else None
         return self._lines[rel]
 

@@ -14,6 +14,7 @@ Markdown stays readable where links are not rendered (reference-style links whos
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +26,12 @@ from code_compass.constants import (
     HOVER_MAX_DEFINITIONS,
     HOVER_MENTIONS_LIMIT,
 )
-from code_compass.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES, language_for
+from code_compass.index.languages import (
+    CODE_LANGUAGES,
+    DOC_LANGUAGES,
+    PAGED_LANGUAGES,
+    language_for,
+)
 from code_compass.lsp.features.documents import document_path
 from code_compass.lsp.features.evidence import (
     Mention,
@@ -37,11 +43,16 @@ from code_compass.lsp.features.evidence import (
 )
 from code_compass.lsp.features.inert import inert_markdown
 from code_compass.lsp.identifiers import identifier_at
-from code_compass.lsp.resolve import Resolution, SymbolResolver, Target
+from code_compass.lsp.resolve import Resolution, Target, shared_resolver
 from code_compass.records import SymbolDef
 
 if TYPE_CHECKING:
     from code_compass.lsp.server import CodeCompassServer
+
+# Evidence is read until this much time has gone (then the hover shows what it has): the
+# hover budget holds on large repositories, where a name's passages span many files.
+EVIDENCE_BUDGET_S = 0.008
+EVIDENCE_MIN_HITS = 4  # passages always read, however slow (a loaded machine still shows some)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +83,7 @@ class HoverView:
 class HoverFeature:
     def __init__(self, ls: CodeCompassServer) -> None:
         self.ls = ls
-        self.resolver = SymbolResolver()
+        self.resolver = shared_resolver(ls)
 
     async def hover(self, params: types.HoverParams) -> types.Hover | None:
         return await self.ls.run_blocking(self.compute, params)
@@ -101,6 +112,10 @@ class HoverFeature:
             return None
         root = ls.roots.get(project) or _root_of(path, rel)
         res = self.resolver.resolve(root, rel, language, source, pos.line, word.start)
+        if res is not None and res.targets and all(t.local for t in res.targets):
+            here = (rel, pos.line + 1, word.start)
+            if any((t.path, t.line, t.column) == here for t in res.targets):
+                return None  # a local's own binding: the hover would only repeat the line
         view = self.view(project, word.text, res)
         if view is None:
             return None
@@ -131,7 +146,7 @@ class HoverFeature:
                 return HoverView(title, shown, [], [], evidence=False)
             subject = Subject(name, _qualifiers(res.targets))
             defs_for_filter = [s for s in table if any(s.path == t.path for t in res.targets)]
-            docs, code = self._evidence(project, subject, defs_for_filter, res.targets)
+            docs, code = self._evidence(project, subject, defs_for_filter, res.targets, table)
             return HoverView(title, shown, docs, code)
         defs = engine.symbols_named(name, project)
         if not defs:
@@ -143,7 +158,7 @@ class HoverFeature:
         note = f"{len(defs)} candidate{'s' if len(defs) != 1 else ''} by name"
         title = f"**{defs[0].kind}** `{defs[0].qualified_name}`"
         subject = Subject(name, tuple(sorted({d.container for d in defs if d.container})))
-        docs, code = self._evidence(project, subject, defs, ())
+        docs, code = self._evidence(project, subject, defs, (), defs)
         return HoverView(title, shown, docs, code, note=note)
 
     def _evidence(
@@ -152,17 +167,23 @@ class HoverFeature:
         subject: Subject,
         defs: list[SymbolDef],
         targets: tuple[Target, ...],
+        named: list[SymbolDef],
     ) -> tuple[list[Mention], list[Mention]]:
         engine = self.ls.require_engine()
         cache = TextCache(engine, project)
         docs: list[Mention] = []
         code: list[Mention] = []
         # Definitions of the name (this symbol's or another's) are not evidence about it.
-        def_lines = {(d.path, d.name_line) for d in engine.symbols_named(subject.name, project)}
+        def_lines = {(d.path, d.name_line) for d in named}
         def_lines.update((t.path, t.line) for t in targets)
-        for hit in engine.mentions(subject.name, project, HOVER_MENTIONS_LIMIT):
+        deadline = time.perf_counter() + EVIDENCE_BUDGET_S
+        for n, hit in enumerate(engine.mentions(subject.name, project, HOVER_MENTIONS_LIMIT)):
+            if n >= EVIDENCE_MIN_HITS and time.perf_counter() > deadline:
+                break
             if is_definition_chunk(hit, defs):
                 continue
+            if hit.language not in DOC_LANGUAGES and hit.language not in CODE_LANGUAGES:
+                continue  # configuration and scripts: the word, not a use of the symbol
             bucket = docs if hit.language in DOC_LANGUAGES else code
             if len(bucket) >= HOVER_EVIDENCE_PER_KIND:
                 continue
@@ -197,7 +218,8 @@ def _shown(t: Target, table: list[SymbolDef]) -> Shown:
     kind = {"statement": "variable", "instance": "variable", "param": "parameter"}.get(
         t.kind, t.kind
     )
-    return Shown(kind, qualified, t.path, t.line, t.signature, "python", t.doc_summary)
+    language = language_for(t.path) or "text"
+    return Shown(kind, qualified, t.path, t.line, t.signature, language, t.doc_summary)
 
 
 def _wants_markdown(ls: CodeCompassServer) -> bool:

@@ -1,0 +1,84 @@
+"""Lens counts equal an independent count: NAME tokens (tokenize) and doc mentions."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from tests.lsp.conftest import write
+
+FILES = {
+    "shop/pricing.py": (
+        "def apply_discount(total, rate):\n"
+        '    """Return total minus rate; apply_discount in a docstring is not a usage."""\n'
+        "    return total * (1 - rate)\n"
+        "\n"
+        "\n"
+        "def run(job):\n"
+        "    return job\n"
+    ),
+    "shop/cart.py": (
+        "from shop.pricing import apply_discount, run\n"
+        "\n"
+        "# apply_discount in a comment is not a usage\n"
+        "LABEL = 'apply_discount in a string is not a usage'\n"
+        "\n"
+        "\n"
+        "def checkout(cart):\n"
+        "    total = apply_discount(cart.total, 0.1)\n"
+        "    return run(apply_discount(total, 0.0))\n"
+    ),
+    "ci.yaml": "steps:\n  - run: make test\n  - run: apply_discount\n",
+    "docs/guide.md": (
+        "# Guide\n"
+        "\n"
+        "Call `apply_discount` before checkout; apply_discount also rounds.\n"
+        "You can run the shop. Use `run` to start a job.\n"
+    ),
+}
+
+
+def reference(root: Path, name: str) -> tuple[int, int]:
+    """(doc lines, code lines) counted without the server: tokenize for code (minus the
+    definition's line), backticks or a code-looking bare name for docs."""
+    code: set[tuple[str, int]] = set()
+    for f in root.rglob("*.py"):
+        for tok in tokenize.generate_tokens(io.StringIO(f.read_text()).readline):
+            if tok.type == tokenize.NAME and tok.string == name:
+                code.add((f.name, tok.start[0]))
+    code -= {("pricing.py", n) for n, line in enumerate(FILES["shop/pricing.py"].split("\n"), 1)
+             if line.startswith(f"def {name}(")}  # fmt: skip
+    bare = "_" in name
+    docs = 0
+    for line in (root / "docs/guide.md").read_text().split("\n"):
+        ident = rf"(?<!\w){re.escape(name)}(?!\w)"
+        if re.search(rf"`{ident}`", line) or (bare and re.search(ident, line)):
+            docs += 1
+    return docs, len(code)
+
+
+async def test_lens_numbers_equal_an_independent_count(start: Any, tmp_path: Path) -> None:
+    root = write(tmp_path / "ws", FILES)
+    s = await start([root])
+    await s.wait_indexed()
+    uri = s.open(root / "shop/pricing.py")
+    lenses = await s.client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    titles = {}
+    for lens in lenses or []:
+        done = await s.client.code_lens_resolve_async(lens)
+        assert done.command is not None
+        titles[lens.data["name"]] = done.command.title
+    for name in ("apply_discount", "run"):
+        docs, usages = reference(root, name)
+        m = re.search(r"(\d+) doc references? · (\d+) usages?", titles[name])
+        assert m is not None, titles[name]
+        # `run:` in ci.yaml and "You can run" in prose are not counted
+        assert (int(m.group(1)), int(m.group(2))) == (docs, usages), (name, titles[name])
+    assert reference(root, "run") == (1, 2) and reference(root, "apply_discount") == (1, 3)

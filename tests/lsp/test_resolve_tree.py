@@ -1,0 +1,153 @@
+"""The tree-sitter resolvers: TypeScript imports/re-exports/this/overloads, Go method sets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from code_compass.lsp.resolve_tree import TreeScopes
+from tests.lsp.test_hover_lens import hover_params
+
+FILES = {
+    "src/base.ts": ("export class Base {\n  protected count = 0;\n  start(): void {}\n}\n"),
+    "src/util.ts": (
+        "export function twice(x: number): number;\n"
+        "export function twice(x: number, y: number): number;\n"
+        "export function twice(x: number, y?: number): number { return x * 2; }\n"
+        "export const LIMIT = 3;\n"
+    ),
+    "src/index.ts": "export * from './util';\nexport { Base as Root } from './base';\n",
+    "src/app.ts": (
+        "import { Root } from './index';\n"
+        "import { twice as double, LIMIT } from './index';\n"
+        "import * as util from './util';\n"
+        "export class App extends Root {\n"
+        "  constructor(private readonly name: string) { super(); }\n"
+        "  run(n: number, other: App): number {\n"
+        "    const local = double(n, LIMIT);\n"
+        "    this.start(); this.count; this.name;\n"
+        "    other.run(1, other);\n"
+        "    return local + util.LIMIT + Math.max(1, 2) + n;\n"
+        "  }\n"
+        "}\n"
+    ),
+    "mux/router.go": (
+        "package mux\n"
+        "\n"
+        'import "net/http"\n'
+        "\n"
+        "type conf struct {\n"
+        "\tstrict bool\n"
+        "}\n"
+        "\n"
+        "type Router struct {\n"
+        "\tconf\n"
+        "\troutes []*Route\n"
+        "}\n"
+        "\n"
+        "func (r *Router) Handle(w http.ResponseWriter) bool {\n"
+        "\tfor _, route := range r.routes {\n"
+        "\t\troute.Match(w)\n"
+        "\t}\n"
+        "\tx := NewRoute()\n"
+        "\treturn r.strict && x.ok && len(r.routes) > 0\n"
+        "}\n"
+    ),
+    "mux/route.go": (
+        "package mux\n"
+        "\n"
+        'import "net/http"\n'
+        "\n"
+        "type Route struct {\n"
+        "\tok bool\n"
+        "}\n"
+        "\n"
+        "// NewRoute makes an empty route.\n"
+        "func NewRoute() *Route { return &Route{} }\n"
+        "\n"
+        "func (r *Route) Match(w http.ResponseWriter) bool { return r.ok }\n"
+    ),
+}
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    for rel, text in FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def at(scopes: TreeScopes, rel: str, line: int, word: str, nth: int = 0) -> str | None:
+    """The first target ("path:line") of the nth `word` on 1-based `line`; "outside:…"."""
+    text = FILES[rel]
+    src = text.split("\n")[line - 1]
+    col = -1
+    for _ in range(nth + 1):
+        col = src.index(word, col + 1)
+    language = "go" if rel.endswith(".go") else "typescript"
+    res = scopes.resolve(rel, language, text, line - 1, col)
+    if res is None:
+        return None
+    if res.is_outside:
+        return f"outside:{res.outside}"
+    return f"{res.targets[0].path}:{res.targets[0].line}" if res.targets else None
+
+
+def test_typescript_imports_reexports_and_aliases(repo: Path) -> None:
+    s = TreeScopes(repo)
+    assert at(s, "src/app.ts", 1, "Root") == "src/base.ts:1"  # export { Base as Root } from
+    assert at(s, "src/app.ts", 4, "Root") == "src/base.ts:1"  # extends, through index.ts
+    assert at(s, "src/app.ts", 7, "LIMIT") == "src/util.ts:4"  # export * from './util'
+    assert at(s, "src/app.ts", 10, "LIMIT") == "src/util.ts:4"  # namespace import member
+    assert at(s, "src/app.ts", 10, "local") == "src/app.ts:7"  # block-scoped const
+    assert at(s, "src/app.ts", 10, "n", 1) == "src/app.ts:6"  # parameter
+
+
+def test_typescript_overloads_this_and_typed_members(repo: Path) -> None:
+    s = TreeScopes(repo)
+    # double(n, LIMIT): the two-argument overload, as TypeScript picks it
+    assert at(s, "src/app.ts", 7, "double") == "src/util.ts:2"
+    assert at(s, "src/app.ts", 8, "start") == "src/base.ts:3"  # inherited method
+    assert at(s, "src/app.ts", 8, "count") == "src/base.ts:2"  # inherited field
+    assert at(s, "src/app.ts", 8, "name") == "src/app.ts:5"  # constructor parameter property
+    assert at(s, "src/app.ts", 9, "run") == "src/app.ts:6"  # `other: App` -> App.run
+    assert at(s, "src/app.ts", 10, "Math") == "outside:lib.Math"
+    assert at(s, "src/app.ts", 10, "max") == "outside:lib.Math.max"
+
+
+def test_go_package_receivers_embedding_and_outside(repo: Path) -> None:
+    s = TreeScopes(repo)
+    assert at(s, "mux/router.go", 15, "routes") == "mux/router.go:11"  # field via receiver
+    assert at(s, "mux/router.go", 16, "Match") == "mux/route.go:12"  # range over []*Route
+    assert at(s, "mux/router.go", 18, "NewRoute") == "mux/route.go:10"  # another file
+    assert at(s, "mux/router.go", 19, "strict") == "mux/router.go:6"  # embedded struct field
+    assert at(s, "mux/router.go", 19, "ok") == "mux/route.go:6"  # x := NewRoute()
+    assert at(s, "mux/router.go", 19, "len") == "outside:builtin.len"
+    assert at(s, "mux/router.go", 14, "http") == "outside:net/http"
+    assert at(s, "mux/router.go", 14, "ResponseWriter") == "outside:net/http.ResponseWriter"
+    assert at(s, "mux/router.go", 16, "route") == "mux/router.go:15"  # range variable
+    text = FILES["mux/router.go"]
+    res = s.resolve("mux/router.go", "go", text, 17, text.split("\n")[17].index("NewRoute"))
+    assert res is not None and res.targets[0].doc_summary == "NewRoute makes an empty route."
+
+
+async def test_hover_over_stdio_resolves_typescript_and_go(start: Any, repo: Path) -> None:
+    """The server's hover answers from the tree resolvers: the aliased, re-exported import
+    shows its real definition (not "by name"); a Go builtin shows no workspace definition."""
+    s = await start([repo])
+    await s.wait_indexed()
+    uri = s.open(repo / "src/app.ts", language="typescript")
+    line = FILES["src/app.ts"].split("\n")[6]  # const local = double(n, LIMIT);
+    h = await s.client.text_document_hover_async(hover_params(uri, 6, line.index("double")))
+    assert h is not None
+    md = h.contents.value  # type: ignore[union-attr]
+    assert "src/util.ts:2" in md and "by name" not in md.split("\n", 1)[0]
+    go_uri = s.open(repo / "mux/router.go", language="go")
+    go_line = FILES["mux/router.go"].split("\n")[18]
+    h = await s.client.text_document_hover_async(hover_params(go_uri, 18, go_line.index("len")))
+    assert h is not None
+    head = h.contents.value.split("\n", 1)[0]  # type: ignore[union-attr]
+    assert "outside the workspace" in head and "builtin.len" in head
