@@ -28,7 +28,7 @@ from code_compass.engine_status import status_to_json
 from code_compass.errors import InputError
 from code_compass.records import SearchHit, search_meta, search_reason
 from code_compass.settings import EngineSettings, parse_settings
-from code_compass.validation import SEARCH_MODES, clamp_top_k, validate_search
+from code_compass.validation import ALL_PROJECTS, SEARCH_MODES, clamp_top_k, validate_search
 
 EXIT_BAD_INPUT = 2
 ENV_LOG_LEVEL = "CODE_COMPASS_LOG"  # DEBUG, INFO, WARNING (default) or ERROR; -v means INFO
@@ -366,17 +366,18 @@ def _cmd_ask(args: argparse.Namespace) -> int:
             params[key] = value
     from code_compass.answer.request import AskRequest
 
-    checked = AskRequest.from_json(params).validated()  # bad input: exit 2 before opening
+    request = AskRequest.from_json(params)
+    checked = request.validated()  # bad input: exit 2 before opening
     engine, names = _open_engine(args)
     try:
         engine.index(embed=False, background_embed=False)
         _note_top_k(args)
         if len(names) > 1:
-            params["project"] = "*"
+            request.project = ALL_PROJECTS
         _check_language(engine, checked)
         stream = not args.json and sys.stdout.isatty()
         answer = engine.ask(
-            params, on_text=(lambda t: print(t, end="", flush=True)) if stream else None
+            request, on_text=(lambda t: print(t, end="", flush=True)) if stream else None
         )
     finally:
         engine.close()

@@ -41,6 +41,7 @@ from code_compass.storage import storage_base
 
 if TYPE_CHECKING:  # the answer stack loads with the first question
     from code_compass.answer.llm import LlmConfig
+    from code_compass.answer.request import AskRequest
     from code_compass.answer.service import AskService
 
 
@@ -304,11 +305,18 @@ class Engine:
         return collect_status(self.registry, self.scheduler, self.embeddings, self.storage)
 
     def ask(
-        self, params: JsonObject, *, on_text: Callable[[str], None] | None = None
+        self,
+        request: AskRequest | JsonObject,
+        *,
+        on_text: Callable[[str], None] | None = None,
     ) -> JsonObject:
-        """Answer JSON (docs/protocol.md). Raises InputError on bad params."""
+        """Answer JSON (docs/protocol.md). Raises InputError on bad params. Front doors pass
+        an AskRequest; contract-shaped JSON params are read into one here."""
+        from code_compass.answer.request import AskRequest
         from code_compass.answer.service import AskService
 
+        if not isinstance(request, AskRequest):
+            request = AskRequest.from_json(dict(request))
         with self._lock:
             if self._answers is None:
                 self._answers = AskService(self.storage / "logs")
@@ -316,7 +324,7 @@ class Engine:
         names = self.projects()
         workspace = names[0] if len(names) == 1 else ", ".join(names)
         llm = _llm_config(self.settings)
-        return service.ask(self, params, llm, on_text=on_text, workspace=workspace)
+        return service.ask(self, request, llm, on_text=on_text, workspace=workspace)
 
     def close(self) -> None:
         names = self.projects()

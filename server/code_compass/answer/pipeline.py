@@ -41,15 +41,18 @@ def ask(
     context_pack_text: str | None = None,
     log: AnswerDecisionLog | None = None,
     extra_hits: list[SearchHit] | None = None,
+    search_query: str | None = None,
 ) -> Answer:
     """Answer one question from evidence. Raises InputError on invalid input, before any
-    search or call. `extra_hits` are context the depth controller adds (e.g. what an
-    earlier claim cited); `context_pack_text` goes to the prompt as context, redacted."""
+    search or call. `search_query` is what the one retrieval searches (the depth
+    controller's, built from the conversation), default the question; `extra_hits` are
+    evidence added without searching (the selection, what a disputed claim cited);
+    `context_pack_text` goes to the prompt as context, redacted."""
     started = time.monotonic()
     params = whole_scope(request.validated(), source)
     llm = llm or LlmConfig()
-    rewrite = rewrite_query(params.query, llm)
-    searched = replace(params, rewrite=rewrite.query)
+    rewrite = rewrite_query(search_query or params.query, llm)
+    searched = replace(params, query=search_query or params.query, rewrite=rewrite.query)
     scope = plan_scope(params, plan)
     hits = retrieve(source, searched, scope.top_k, extra_hits)
     found = reread(hits, source)
