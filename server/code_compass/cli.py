@@ -384,8 +384,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(answer)
         return 0
-    if not stream:
-        print(answer["answer"])
+    _print_answer_text(answer, streamed=stream)
     conf = answer["confidence"]
     print(
         f"\n\n[{answer['state']} · confidence {conf['score']} · coverage {answer['coverage']}"
@@ -398,6 +397,26 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     for s in answer.get("suggestions", []):
         print(f"  try: {s}")
     return 0
+
+
+def _print_answer_text(answer: dict[str, Any], *, streamed: bool) -> None:
+    """The answer with its unsupported and uncited sentences marked, and a legend; when the
+    text was streamed, the flagged sentences are listed after it instead."""
+    from code_compass.answer.marked_text import flagged_sentences, marked_answer
+
+    text, legend = marked_answer(answer)
+    if streamed:
+        flagged = flagged_sentences(answer)
+        if flagged:
+            print("\n")
+            for line in flagged:
+                print(f"  {line}")
+    else:
+        print(text)
+    if legend:
+        print()
+        for line in legend:
+            print(f"  {line}")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ indexing.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,6 +40,8 @@ from code_compass.settings import EngineSettings, SettingsChange, SettingsStore
 from code_compass.storage import storage_base
 
 if TYPE_CHECKING:  # the answer stack loads with the first question
+    import numpy as np
+
     from code_compass.answer.llm import LlmConfig
     from code_compass.answer.request import AskRequest
     from code_compass.answer.service import AskService
@@ -299,6 +301,11 @@ class Engine:
         """Seconds until every project's chunks are embedded, when known (answers' meta)."""
         etas = [p.embed_eta_s for p in self.status().projects if p.embed_eta_s is not None]
         return max(etas) if etas else None
+
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray | None:
+        """Vectors of `texts` with the embedding model, None when it is off (the answers'
+        sentence check compares sentences with the passages they cite)."""
+        return self.embeddings.embed(texts)
 
     def status(self) -> EngineStatus:
         """Typed; `status.status_to_json` gives the front doors' wire form."""

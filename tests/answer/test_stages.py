@@ -13,6 +13,7 @@ from code_compass.answer.ambiguity import AmbiguityResult
 from code_compass.answer.answer_log import answer_record
 from code_compass.answer.assembly import answer_meta, assemble
 from code_compass.answer.confidence import (
+    RULE_FABRICATED_CAP,
     RULE_LLM_FAILED,
     RULE_NO_EVIDENCE,
     RULE_NO_LLM_CAP,
@@ -29,6 +30,7 @@ from code_compass.answer.reread import MOVED, Dropped, Evidence, Reread
 from code_compass.answer.retrieval import retrieve
 from code_compass.answer.scope import FixedPlan, Scope, plan_scope
 from code_compass.answer.scoring import score
+from code_compass.answer.sentence_check import judge_sentences
 from code_compass.answer.stages import Stages
 from code_compass.answer.verify import Verification, verify, verify_answer
 from code_compass.constants import (
@@ -299,7 +301,13 @@ def _stages(
     scope = Scope(5, "fixed", (), ("minScore >= 0.6", "top 5", "re-read"))
     grounds = grounds or Grounds("high", "en", [], AmbiguityResult("none"), None)
     generation = generation or Generation("`parse_config` returns [E1].", MODEL, "m")
-    return Stages(scope, Reread(list(evidences), []), grounds, generation, verification)
+    sentences = (
+        tuple(judge_sentences(verification.text, list(evidences), extractive=generation.extractive))
+        if verification
+        else ()
+    )
+    found = Reread(list(evidences), [])
+    return Stages(scope, found, grounds, generation, verification, sentences=sentences)
 
 
 def test_score_of_a_clean_cited_answer_is_ok_100() -> None:
@@ -307,15 +315,16 @@ def test_score_of_a_clean_cited_answer_is_ok_100() -> None:
     state, conf = score(_stages(verification=v))
     assert (state, conf.score) == ("OK", 100)
     assert conf.components == {"pipeline": 40, "ambiguity": 30, "rules": 20, "citations": 10}
-    assert conf.rules[-1] == "citations verified against the evidence sent"
+    assert "citations verified against the evidence sent" in conf.rules
 
 
 def test_score_state_follows_the_components() -> None:
     fabricated = verify("`parse_config` calls `load_toml` [E1]. Cached [E9].", EVS, "q")
     state, conf = score(_stages(verification=fabricated))
     assert conf.components["citations"] == 0 and conf.components["pipeline"] == 25
-    assert (conf.score, state) == (75, "OK")  # 70-89: OK with a caveat
-    assert "confidence 75/100 (70-89): answer with care" in conf.caveats
+    # 75 would be "OK with a caveat"; an invented source caps the answer at PARTIAL.
+    assert (conf.score, state) == (75, "PARTIAL")
+    assert RULE_FABRICATED_CAP in conf.rules
     uncited = verify("The parse_config function reads the file and returns a dict.", EVS, "q")
     low = Grounds("low", "en", [], AmbiguityResult("unresolved", "two defs"), None)
     state, conf = score(_stages(grounds=low, verification=uncited))

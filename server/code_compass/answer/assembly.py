@@ -6,7 +6,6 @@ from typing import Any
 
 from code_compass.answer.reread import Evidence
 from code_compass.answer.result import Answer, Citation, Confidence
-from code_compass.answer.sentence_check import sentence_verdicts
 from code_compass.answer.stages import Stages
 from code_compass.answer.verify import Verification
 
@@ -75,6 +74,5 @@ def assemble(
         evidences=stages.found.evidences,
         suggestions=suggestions,
         meta=answer_meta(stages, took_ms),
-        # A refusal cites nothing and claims nothing: no sentences to judge.
-        sentences=sentence_verdicts(text, stages.found.evidences) if verification else [],
+        sentences=list(stages.sentences),
     )

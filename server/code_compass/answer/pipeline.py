@@ -15,6 +15,7 @@ from code_compass.answer.answer_log import AnswerDecisionLog, answer_record
 from code_compass.answer.assembly import assemble
 from code_compass.answer.generation import generate
 from code_compass.answer.grounds import check_grounds
+from code_compass.answer.judge import check_sentences
 from code_compass.answer.llm import LlmConfig
 from code_compass.answer.prompt import PromptInput
 from code_compass.answer.query_rewrite import rewrite_query
@@ -73,9 +74,12 @@ def ask(
         if generation.verifiable
         else None
     )
+    sentences = check_sentences(generation, verification, found.evidences, source)
     partial = isinstance(hits, SearchResult) and hits.partial_index
     eta = embedding_eta(source) if partial else None
-    stages = Stages(scope, found, grounds, generation, verification, rewrite, partial, eta)
+    stages = Stages(
+        scope, found, grounds, generation, verification, rewrite, partial, eta, sentences
+    )
     state, confidence = score(stages)
     suggestions = suggest(searched, source, grounds, kept=hits, query=rewrite.query)
     took_ms = int((time.monotonic() - started) * 1000)

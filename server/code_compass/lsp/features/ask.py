@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from code_compass.answer.request import AskRequest
 from code_compass.lsp.params import ask_request
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ class AskFeature:
             def on_text(text: str) -> None:
                 ls.notify_threadsafe(ANSWER_DELTA, {**delta, "text": text})
 
-            answer: dict[str, Any] = engine.ask(AskRequest.from_json(request.body), on_text=on_text)
+            answer: dict[str, Any] = engine.ask(request.body, on_text=on_text)
             return answer
 
         return await ls.run_blocking(run)
