@@ -285,7 +285,9 @@ def test_verify_answer_checks_only_the_body_of_an_extractive_answer() -> None:
     text = extractive_answer(EVS)
     v = verify_answer(text, EVS, "Where is parse_config?", extractive=True)
     assert v.text == text and v.text.startswith(EN.extractive_label)
-    assert v.claims == 2 and v.uncited_claims == [] and v.citations_used == ["E1", "E2"]
+    assert v.uncited_claims == [] and v.citations_used == ["E1", "E2"]
+    judged = judge_sentences(text, EVS, extractive=True)
+    assert all(s.verdict == "supported" for s in judged)  # never flagged by its own verifier
 
 
 # --- score ---------------------------------------------------------------------------------
@@ -377,3 +379,35 @@ def test_assemble_and_log_record_without_the_raw_question() -> None:
     record = answer_record(params, answer, [])
     assert "parse_config defined" not in json.dumps(record)
     assert (record["questionChars"], record["citations"], record["state"]) == (30, ["E1"], "OK")
+
+
+RST = """\
+Configuration Handling
+======================
+
+.. versionadded:: 2.0
+
+.. code-block:: python
+
+Applications need some kind of configuration. The config attribute of the
+Flask object is the place where Flask itself puts certain configuration values.
+Environment variables can be loaded with from_prefixed_env, which reads every
+variable starting with FLASK_ and strips the prefix.
+Some unrelated closing sentence here.
+"""
+
+
+def test_extractive_quotes_the_lines_that_answer_grouped_by_file_markup_cleaned() -> None:
+    docs = _ev(1, "docs/config.rst", RST, 0.9, symbol="Configuration Handling")
+    code = _ev(2, "src/app.py", "class App:\n    x = 1\n    def from_env(self):\n        pass", 0.8)
+    more = _ev(3, "docs/config.rst", "Other section\n-------------\n\nText.", 0.7)
+    text = extractive_answer(
+        [docs, code, more], EN, "How are environment variables with a prefix loaded?"
+    )
+    assert "=====" not in text and ".. versionadded" not in text and ".. code-block" not in text
+    assert "Environment variables can be loaded with from_prefixed_env" in text
+    assert "Applications need some kind" not in text  # not the first lines: the best ones
+    assert text.count("**docs/config.rst**") == 1  # grouped by file
+    assert text.index("[E3]") < text.index("**src/app.py**")
+    judged = judge_sentences(text, [docs, code, more], extractive=True)
+    assert judged and all(s.verdict == "supported" for s in judged)
