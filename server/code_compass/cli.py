@@ -401,7 +401,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
 def _print_answer_text(answer: dict[str, Any], *, streamed: bool) -> None:
     """The answer with its unsupported and uncited sentences marked, and a legend; when the
-    text was streamed, the flagged sentences are listed after it instead."""
+    text was streamed, the flagged sentences are listed after it instead. A refusal says
+    what was searched."""
     from code_compass.answer.marked_text import flagged_sentences, marked_answer
 
     text, legend = marked_answer(answer)
@@ -413,6 +414,8 @@ def _print_answer_text(answer: dict[str, Any], *, streamed: bool) -> None:
                 print(f"  {line}")
     else:
         print(text)
+    if answer.get("searched"):
+        print(f"\n{answer['searched']}")
     if legend:
         print()
         for line in legend:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from code_compass.answer.actions import Suggestions
 from code_compass.answer.ambiguity import AmbiguityResult
 from code_compass.answer.answer_log import answer_record
 from code_compass.answer.assembly import answer_meta, assemble
@@ -373,7 +374,7 @@ def test_assemble_and_log_record_without_the_raw_question() -> None:
     v = verify("`parse_config` calls `load_toml` [E1].", EVS, "q")
     stages = _stages(verification=v)
     state, conf = score(stages)
-    answer = assemble(stages, state=state, confidence=conf, suggestions=[], took_ms=4)
+    answer = assemble(stages, state=state, confidence=conf, suggestions=Suggestions([]), took_ms=4)
     assert answer.citations_used == ["E1"] and answer.citations[0].path == "src/config.py"
     params = AskRequest("Where is parse_config defined?").validated()
     record = answer_record(params, answer, [])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from code_compass.answer.actions import Suggestions
 from code_compass.answer.reread import Evidence
 from code_compass.answer.result import Answer, Citation, Confidence
 from code_compass.answer.stages import Stages
@@ -59,7 +60,7 @@ def assemble(
     *,
     state: str,
     confidence: Confidence,
-    suggestions: list[str],
+    suggestions: Suggestions,
     took_ms: int,
 ) -> Answer:
     verification = stages.verification
@@ -72,7 +73,9 @@ def assemble(
         answer=text,
         citations=citations(verification, stages.found.evidences),
         evidences=stages.found.evidences,
-        suggestions=suggestions,
+        suggestions=suggestions.labels,
         meta=answer_meta(stages, took_ms),
         sentences=list(stages.sentences),
+        actions=list(suggestions.actions),
+        searched=suggestions.searched,
     )
