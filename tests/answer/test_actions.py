@@ -31,8 +31,9 @@ def test_a_refusal_says_what_was_searched_and_offers_actions(source, fake_api, l
 def test_a_filter_that_cut_everything_becomes_a_scope_action(source, fake_api, llm) -> None:
     ans = ask(AskRequest("where is parse_config defined?", path_prefix="docs/"), source, llm=llm)
     scopes = [a for a in ans.to_json()["actions"] if a["kind"] == "scope"]
-    assert {"kind": "scope", "pathPrefix": None} == {
-        k: v for k, v in scopes[0].items() if k != "label"
+    assert {k: v for k, v in scopes[0].items() if k != "label"} == {
+        "kind": "scope",
+        "pathPrefix": None,
     }
     narrow = ask(AskRequest("kubernetes parse_config helm", min_score=0.99), source, llm=llm)
     assert any(a.get("pathPrefix") == "server/" for a in narrow.to_json()["actions"])
