@@ -60,10 +60,13 @@ def best_lines(ev: Evidence, question: str, limit: int = EXCERPT_LINES) -> list[
         best_at = next((i for i, (_, ln) in enumerate(lines) if _DEF.match(ln)), 0)
     while best_gain > 0 and gains[best_at] == 0:  # start at a line that matches
         best_at += 1
+    sig_at = next((i for i in range(best_at - 1, -1, -1) if _DEF.match(lines[i][1])), None)
+    if sig_at is not None and best_at - sig_at <= 2:
+        best_at = sig_at  # the signature is (nearly) adjacent: start the quote there
+        sig_at = None
     window = [ln for _, ln in lines[best_at : best_at + limit]]
-    signature = next((ln for _, ln in lines[:best_at] if _DEF.match(ln)), None)
-    if signature is not None:
-        window = [signature, "...", *window[: limit - 1]]
+    if sig_at is not None:  # name what the quoted lines belong to, and mark the gap
+        window = [lines[sig_at][1], "...", *window[: limit - 1]]
     return [_cut(ln) for ln in _dedent(window)]
 
 

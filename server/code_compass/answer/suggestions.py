@@ -117,7 +117,10 @@ def build_suggestions(
     _filtered_out(picks, params, probe, msg)
     _narrower(picks, params, (kept or []) + probe, msg)
     _related_names(picks, question, terms, probe, msg)
-    for generic in msg.generic:
+    for h in probe[1:]:  # 6. the next closest passages, to open
+        label = msg.open_passage.format(path=h.path, start=h.start_line, end=h.end_line)
+        picks.add(Action(OPEN, label, h.path, h.start_line, h.end_line, h.project or None))
+    for generic in msg.generic:  # only when the index had nothing to offer
         picks.add(Action(INFO, generic))
     return picks.items
 
