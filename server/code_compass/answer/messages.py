@@ -51,15 +51,11 @@ class Messages:
     reasons: dict[str, str] = field(default_factory=dict)  # why re-read dropped a hit
     # Suggestions (suggestions.py)
     spelling: str = ""  # {word} {fixed} {where}: where is " (path)" or ""
-    did_you_mean: str = ""  # {term} {where}
     closest_match: str = ""  # {name} {path} {start} {end} {score} {min_score}
     drop_language: str = ""  # {language} {languages}
     remove_prefix: str = ""  # {prefix} {path}
     narrow: str = ""  # {prefix}
-    ask_by_name: str = ""  # {term}
-    ask_about_symbol: str = ""  # {symbol} {path} {line}
     open_passage: str = ""  # {path} {start} {end}
-    ask_about_path: str = ""  # {term}
     other_languages: str = ""  # the language filter dropped and no other language known
     about_symbol_question: str = ""  # {symbol}: a question a suggestion asks for the user
     only_language: str = ""  # {language}
@@ -116,15 +112,11 @@ EN = Messages(
     extractive_item="- {kind}{name}in {where}{gist} {id}",
     extractive_footer="Set ANTHROPIC_API_KEY for a written answer from these passages.",
     spelling="Check the spelling: `{word}` → `{fixed}`{where}",
-    did_you_mean="Did you mean `{term}`{where}?",
     closest_match="Open `{name}` in {path}:{start}-{end}, the closest match (score {score})",
     drop_language="Ask again in every language: matches exist in {languages} files",
     remove_prefix="Ask again in every folder: the closest matches are in {path}",
     narrow="Ask again only in {prefix} (where the closest matches are)",
-    ask_by_name="Ask about `{term}` by name: it is defined in the index",
-    ask_about_symbol="Ask about `{symbol}` ({path}:{line}), the nearest indexed symbol",
     open_passage="Open {path}:{start}-{end}, the nearest indexed passage",
-    ask_about_path="Ask about `{term}`: it is in the index and close to your words",
     other_languages="other",
     about_symbol_question="What does `{symbol}` do?",
     only_language="Ask again only in {language} files (where the closest matches are)",
@@ -209,7 +201,6 @@ PT = Messages(
         "snippet no longer in the file": "o trecho não está mais no arquivo",
     },
     spelling="Confira a grafia: `{word}` → `{fixed}`{where}",
-    did_you_mean="Você quis dizer `{term}`{where}?",
     closest_match=(
         "Abra `{name}` em {path}:{start}-{end}, a correspondência mais próxima (pontuação {score})"
     ),
@@ -218,10 +209,7 @@ PT = Messages(
         "Pergunte de novo em todas as pastas: as correspondências mais próximas estão em {path}"
     ),
     narrow="Pergunte de novo só em {prefix} (onde estão as correspondências mais próximas)",
-    ask_by_name="Pergunte sobre `{term}` pelo nome: está definido no índice",
-    ask_about_symbol="Pergunte sobre `{symbol}` ({path}:{line}), o símbolo indexado mais próximo",
     open_passage="Abra {path}:{start}-{end}, o trecho indexado mais próximo",
-    ask_about_path="Pergunte sobre `{term}`: está no índice e perto das suas palavras",
     other_languages="de outras linguagens",
     about_symbol_question="O que faz `{symbol}`?",
     only_language="Pergunte de novo só em arquivos {language} (onde estão as mais próximas)",

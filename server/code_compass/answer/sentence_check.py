@@ -18,7 +18,7 @@ grounding component (answer/confidence.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from code_compass.answer.extractive import extractive_frame
@@ -213,11 +213,3 @@ def judge_sentences(
     shift = len(head) + 1 if head else 0
     verdicts = sentence_verdicts(body, evidences, similarity=similarity, removed=removed)
     return [replace(v, start=v.start + shift, end=v.end + shift) for v in verdicts]
-
-
-def supported_share(verdicts: Sequence[SentenceVerdict]) -> float:
-    """Share of the claim-making sentences the evidence they cite supports (1.0 when the
-    answer makes no claim: nothing is ungrounded)."""
-    if not verdicts:
-        return 1.0
-    return sum(v.verdict == SUPPORTED for v in verdicts) / len(verdicts)
