@@ -64,6 +64,9 @@ QUERY_REWRITE_MAX_CHARS = 400
 CONF_PIPELINE_MAX = 40
 CONF_AMBIGUITY_MAX = 30
 CONF_RULES_MAX = 20
+# Under this share of supported sentences an answer is at most PARTIAL (docs/rules.md:
+# grounding-share).
+GROUNDED_MIN_SHARE = 0.5
 CONF_MAPPING_MAX = 10
 CONF_OK_MIN = 90  # 90–100 answer normally
 CONF_WARN_MIN = 70  # 70–89 answer with a caveat (still OK)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,7 +47,10 @@ from code_compass.settings import EngineSettings, SettingsChange, SettingsStore
 from code_compass.storage import storage_base
 
 if TYPE_CHECKING:  # the answer stack loads with the first question
+    import numpy as np
+
     from code_compass.answer.llm import LlmConfig
+    from code_compass.answer.request import AskRequest
     from code_compass.answer.service import AskService
 
 
@@ -332,16 +335,28 @@ class Engine:
         )
         return [entry for entry in found if entry is not None]
 
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray | None:
+        """Vectors of `texts` with the embedding model, None when it is off (the answers'
+        sentence check compares sentences with the passages they cite)."""
+        return self.embeddings.embed(texts)
+
     def status(self) -> EngineStatus:
         """Typed; `status.status_to_json` gives the front doors' wire form."""
         return collect_status(self.registry, self.scheduler, self.embeddings, self.storage)
 
     def ask(
-        self, params: JsonObject, *, on_text: Callable[[str], None] | None = None
+        self,
+        request: AskRequest | JsonObject,
+        *,
+        on_text: Callable[[str], None] | None = None,
     ) -> JsonObject:
-        """Answer JSON (docs/protocol.md). Raises InputError on bad params."""
+        """Answer JSON (docs/protocol.md). Raises InputError on bad params. Front doors pass
+        an AskRequest; contract-shaped JSON params are read into one here."""
+        from code_compass.answer.request import AskRequest
         from code_compass.answer.service import AskService
 
+        if not isinstance(request, AskRequest):
+            request = AskRequest.from_json(dict(request))
         with self._lock:
             if self._answers is None:
                 self._answers = AskService(self.storage / "logs")
@@ -349,7 +364,7 @@ class Engine:
         names = self.projects()
         workspace = names[0] if len(names) == 1 else ", ".join(names)
         llm = _llm_config(self.settings)
-        return service.ask(self, params, llm, on_text=on_text, workspace=workspace)
+        return service.ask(self, request, llm, on_text=on_text, workspace=workspace)
 
     def close(self) -> None:
         self._live.close()

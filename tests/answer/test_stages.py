@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
+from code_compass.answer.actions import Suggestions
 from code_compass.answer.ambiguity import AmbiguityResult
 from code_compass.answer.answer_log import answer_record
 from code_compass.answer.assembly import answer_meta, assemble
 from code_compass.answer.confidence import (
+    RULE_FABRICATED_CAP,
     RULE_LLM_FAILED,
     RULE_NO_EVIDENCE,
     RULE_NO_LLM_CAP,
@@ -29,6 +31,7 @@ from code_compass.answer.reread import MOVED, Dropped, Evidence, Reread
 from code_compass.answer.retrieval import retrieve
 from code_compass.answer.scope import FixedPlan, Scope, plan_scope
 from code_compass.answer.scoring import score
+from code_compass.answer.sentence_check import judge_sentences
 from code_compass.answer.stages import Stages
 from code_compass.answer.verify import Verification, verify, verify_answer
 from code_compass.constants import (
@@ -283,7 +286,9 @@ def test_verify_answer_checks_only_the_body_of_an_extractive_answer() -> None:
     text = extractive_answer(EVS)
     v = verify_answer(text, EVS, "Where is parse_config?", extractive=True)
     assert v.text == text and v.text.startswith(EN.extractive_label)
-    assert v.claims == 2 and v.uncited_claims == [] and v.citations_used == ["E1", "E2"]
+    assert v.uncited_claims == [] and v.citations_used == ["E1", "E2"]
+    judged = judge_sentences(text, EVS, extractive=True)
+    assert all(s.verdict == "supported" for s in judged)  # never flagged by its own verifier
 
 
 # --- score ---------------------------------------------------------------------------------
@@ -299,7 +304,13 @@ def _stages(
     scope = Scope(5, "fixed", (), ("minScore >= 0.6", "top 5", "re-read"))
     grounds = grounds or Grounds("high", "en", [], AmbiguityResult("none"), None)
     generation = generation or Generation("`parse_config` returns [E1].", MODEL, "m")
-    return Stages(scope, Reread(list(evidences), []), grounds, generation, verification)
+    sentences = (
+        tuple(judge_sentences(verification.text, list(evidences), extractive=generation.extractive))
+        if verification
+        else ()
+    )
+    found = Reread(list(evidences), [])
+    return Stages(scope, found, grounds, generation, verification, sentences=sentences)
 
 
 def test_score_of_a_clean_cited_answer_is_ok_100() -> None:
@@ -307,15 +318,16 @@ def test_score_of_a_clean_cited_answer_is_ok_100() -> None:
     state, conf = score(_stages(verification=v))
     assert (state, conf.score) == ("OK", 100)
     assert conf.components == {"pipeline": 40, "ambiguity": 30, "rules": 20, "citations": 10}
-    assert conf.rules[-1] == "citations verified against the evidence sent"
+    assert "citations verified against the evidence sent" in conf.rules
 
 
 def test_score_state_follows_the_components() -> None:
     fabricated = verify("`parse_config` calls `load_toml` [E1]. Cached [E9].", EVS, "q")
     state, conf = score(_stages(verification=fabricated))
     assert conf.components["citations"] == 0 and conf.components["pipeline"] == 25
-    assert (conf.score, state) == (75, "OK")  # 70-89: OK with a caveat
-    assert "confidence 75/100 (70-89): answer with care" in conf.caveats
+    # 75 would be "OK with a caveat"; an invented source caps the answer at PARTIAL.
+    assert (conf.score, state) == (75, "PARTIAL")
+    assert RULE_FABRICATED_CAP in conf.rules
     uncited = verify("The parse_config function reads the file and returns a dict.", EVS, "q")
     low = Grounds("low", "en", [], AmbiguityResult("unresolved", "two defs"), None)
     state, conf = score(_stages(grounds=low, verification=uncited))
@@ -362,9 +374,41 @@ def test_assemble_and_log_record_without_the_raw_question() -> None:
     v = verify("`parse_config` calls `load_toml` [E1].", EVS, "q")
     stages = _stages(verification=v)
     state, conf = score(stages)
-    answer = assemble(stages, state=state, confidence=conf, suggestions=[], took_ms=4)
+    answer = assemble(stages, state=state, confidence=conf, suggestions=Suggestions([]), took_ms=4)
     assert answer.citations_used == ["E1"] and answer.citations[0].path == "src/config.py"
     params = AskRequest("Where is parse_config defined?").validated()
     record = answer_record(params, answer, [])
     assert "parse_config defined" not in json.dumps(record)
     assert (record["questionChars"], record["citations"], record["state"]) == (30, ["E1"], "OK")
+
+
+RST = """\
+Configuration Handling
+======================
+
+.. versionadded:: 2.0
+
+.. code-block:: python
+
+Applications need some kind of configuration. The config attribute of the
+Flask object is the place where Flask itself puts certain configuration values.
+Environment variables can be loaded with from_prefixed_env, which reads every
+variable starting with FLASK_ and strips the prefix.
+Some unrelated closing sentence here.
+"""
+
+
+def test_extractive_quotes_the_lines_that_answer_grouped_by_file_markup_cleaned() -> None:
+    docs = _ev(1, "docs/config.rst", RST, 0.9, symbol="Configuration Handling")
+    code = _ev(2, "src/app.py", "class App:\n    x = 1\n    def from_env(self):\n        pass", 0.8)
+    more = _ev(3, "docs/config.rst", "Other section\n-------------\n\nText.", 0.7)
+    text = extractive_answer(
+        [docs, code, more], EN, "How are environment variables with a prefix loaded?"
+    )
+    assert "=====" not in text and ".. versionadded" not in text and ".. code-block" not in text
+    assert "Environment variables can be loaded with from_prefixed_env" in text
+    assert "Applications need some kind" not in text  # not the first lines: the best ones
+    assert text.count("**docs/config.rst**") == 1  # grouped by file
+    assert text.index("[E3]") < text.index("**src/app.py**")
+    judged = judge_sentences(text, [docs, code, more], extractive=True)
+    assert judged and all(s.verdict == "supported" for s in judged)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from code_compass.answer.actions import Suggestions
 from code_compass.answer.reread import Evidence
 from code_compass.answer.result import Answer, Citation, Confidence
-from code_compass.answer.sentence_check import sentence_verdicts
 from code_compass.answer.stages import Stages
 from code_compass.answer.verify import Verification
 
@@ -60,7 +60,7 @@ def assemble(
     *,
     state: str,
     confidence: Confidence,
-    suggestions: list[str],
+    suggestions: Suggestions,
     took_ms: int,
 ) -> Answer:
     verification = stages.verification
@@ -73,8 +73,9 @@ def assemble(
         answer=text,
         citations=citations(verification, stages.found.evidences),
         evidences=stages.found.evidences,
-        suggestions=suggestions,
+        suggestions=suggestions.labels,
         meta=answer_meta(stages, took_ms),
-        # A refusal cites nothing and claims nothing: no sentences to judge.
-        sentences=sentence_verdicts(text, stages.found.evidences) if verification else [],
+        sentences=list(stages.sentences),
+        actions=list(suggestions.actions),
+        searched=suggestions.searched,
     )

@@ -8,12 +8,14 @@ Components (see docs/answers.md for the full table):
 - ambiguity (0-30): none 30; resolved implicitly (a clear winner, or near-equal hits
   the answer can cover) 15; unresolved (a named symbol with several near-equal
   definitions) 0.
-- rules (0-20): grounding rules kept (every claim cited, question's language, no invented
-  files) 20; one broken 10; citations missing entirely or two rules broken 0.
+- rules (0-20), grounding: 20 x the share of claim-making sentences the passages they cite
+  support (answer/sentence_check.py; weak ones count half, uncited and unsupported none),
+  minus 10 for an answer in another language than the question and 10 for invented files.
 - citations (0-10): all valid 10; unknown identifiers 5; fabricated citations removed or
   invented paths 0.
 Bands: >= 90 OK, 70-89 OK with a caveat, 50-69 PARTIAL, 30-49 AMBIGUOUS, < 30 FAIL.
-Blocking rules force FAIL whatever the score.
+Blocking rules force FAIL whatever the score; caps bound the state: an answer fewer than half
+of whose sentences are supported, or that cited evidence never sent, is at most PARTIAL.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ RULE_FABRICATED = "blocked: a citation to evidence never sent survived verificat
 # Caps (not blocking).
 RULE_NO_LLM_CAP = "cap: extractive answer (no LLM configured) is at most PARTIAL"
 RULE_AMBIGUOUS_CAP = "cap: unresolved ambiguity is at most AMBIGUOUS"
+RULE_UNGROUNDED_CAP = (
+    "cap: under half of the answer's sentences are supported by what they cite: at most PARTIAL"
+)
+RULE_FABRICATED_CAP = "cap: a citation to evidence never sent was removed: at most PARTIAL"
+_PARTIAL_CAPS = (RULE_NO_LLM_CAP, RULE_UNGROUNDED_CAP, RULE_FABRICATED_CAP)
 
 
 @dataclass(slots=True)
@@ -58,6 +65,9 @@ class Assessment:
     ambiguity_note: str = ""
     claims: int = 0
     uncited_claims: int = 0
+    sentences: int = 0  # claim-making sentences judged (answer/sentence_check.py)
+    supported_sentences: int = 0
+    weak_sentences: int = 0
     wrong_language: bool = False
     removed_citations: int = 0
     unknown_identifiers: int = 0
@@ -80,19 +90,22 @@ def ambiguity_points(a: Assessment) -> int:
     return {AMBIGUITY_NONE: CONF_AMBIGUITY_MAX, AMBIGUITY_RESOLVED: 15}.get(a.ambiguity, 0)
 
 
+def grounded_share(a: Assessment) -> float:
+    """Share of judged sentences that are supported, weak ones counting half; 1.0 when none
+    makes a claim."""
+    if not a.sentences:
+        return 1.0
+    return (a.supported_sentences + 0.5 * a.weak_sentences) / a.sentences
+
+
 def rules_points(a: Assessment) -> int:
+    """Grounding: the supported share of the answer's sentences, less the other rules broken
+    (the question's language; rule 1, "never invent files")."""
     if a.critical_failure:
         return 0
-    broken = 0.0
-    if a.claims and a.uncited_claims >= a.claims:
-        broken += 2  # no claim cited at all: the citation rule is ignored
-    elif a.uncited_claims:
-        broken += 1
-    if a.wrong_language:
-        broken += 1
-    if a.invented_paths:
-        broken += 1  # rule 1, "never invent files", is broken
-    return CONF_RULES_MAX if broken == 0 else (10 if broken == 1 else 0)
+    points = round(CONF_RULES_MAX * grounded_share(a))
+    broken = int(a.wrong_language) + int(bool(a.invented_paths))
+    return max(0, points - 10 * broken)
 
 
 def citation_points(a: Assessment) -> int:
@@ -135,7 +148,7 @@ def assess(a: Assessment, msg: Messages = EN) -> tuple[str, Confidence]:
         rules.append(RULE_AMBIGUOUS_CAP)
     for cap in a.caps:
         rules.append(cap)
-        if cap == RULE_NO_LLM_CAP and _ORDER[state] > _ORDER[PARTIAL]:
+        if cap in _PARTIAL_CAPS and _ORDER[state] > _ORDER[PARTIAL]:
             state = PARTIAL
     if a.blocking:
         rules.extend(a.blocking)

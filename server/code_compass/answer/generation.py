@@ -63,7 +63,7 @@ def generate(
         return Generation(refused.text, REFUSED)
     msg = messages_for(given.question_language)
     if not llm.configured:
-        return Generation(extractive_answer(given.evidences, msg), EXTRACTIVE)
+        return Generation(extractive_answer(given.evidences, msg, given.question), EXTRACTIVE)
     prompt, redactions = redacted_prompt(given)
     try:
         result = complete(llm, prompt.system, prompt.messages, on_text=on_text)

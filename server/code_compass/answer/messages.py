@@ -51,16 +51,21 @@ class Messages:
     reasons: dict[str, str] = field(default_factory=dict)  # why re-read dropped a hit
     # Suggestions (suggestions.py)
     spelling: str = ""  # {word} {fixed} {where}: where is " (path)" or ""
-    did_you_mean: str = ""  # {term} {where}
-    closest_match: str = ""  # {name} {path} {start} {end} {score} {min_score} {floor}
+    closest_match: str = ""  # {name} {path} {start} {end} {score} {min_score}
     drop_language: str = ""  # {language} {languages}
     remove_prefix: str = ""  # {prefix} {path}
     narrow: str = ""  # {prefix}
-    ask_by_name: str = ""  # {term}
-    ask_about_symbol: str = ""  # {symbol} {path} {line}
     open_passage: str = ""  # {path} {start} {end}
-    ask_about_path: str = ""  # {term}
     other_languages: str = ""  # the language filter dropped and no other language known
+    about_symbol_question: str = ""  # {symbol}: a question a suggestion asks for the user
+    only_language: str = ""  # {language}
+    searched: str = ""  # {scope} {query} {outcome}
+    searched_all: str = ""  # {n}: every project
+    searched_one: str = ""  # {name}
+    searched_under: str = ""  # {prefix}
+    searched_in: str = ""  # {language}
+    searched_nothing: str = ""
+    searched_below: str = ""  # {min_score} {score} {where}
     generic: tuple[str, ...] = ()
 
 
@@ -107,19 +112,21 @@ EN = Messages(
     extractive_item="- {kind}{name}in {where}{gist} {id}",
     extractive_footer="Set ANTHROPIC_API_KEY for a written answer from these passages.",
     spelling="Check the spelling: `{word}` → `{fixed}`{where}",
-    did_you_mean="Did you mean `{term}`{where}?",
-    closest_match=(
-        "The closest match is `{name}` in {path}:{start}-{end} (score {score}, below minScore "
-        "{min_score}); lower minScore to {floor} to include it"
-    ),
-    drop_language="Drop the language filter '{language}': matches exist in {languages} files",
-    remove_prefix="Remove pathPrefix '{prefix}': the closest matches are in {path}",
-    narrow="Narrow with pathPrefix '{prefix}' (where the closest matches are)",
-    ask_by_name="Ask about `{term}` by name: it is defined in the index",
-    ask_about_symbol="Ask about `{symbol}` ({path}:{line}), the nearest indexed symbol",
+    closest_match="Open `{name}` in {path}:{start}-{end}, the closest match (score {score})",
+    drop_language="Ask again in every language: matches exist in {languages} files",
+    remove_prefix="Ask again in every folder: the closest matches are in {path}",
+    narrow="Ask again only in {prefix} (where the closest matches are)",
     open_passage="Open {path}:{start}-{end}, the nearest indexed passage",
-    ask_about_path="Ask about `{term}`: it is in the index and close to your words",
     other_languages="other",
+    about_symbol_question="What does `{symbol}` do?",
+    only_language="Ask again only in {language} files (where the closest matches are)",
+    searched="Searched {scope} for “{query}”: {outcome}.",
+    searched_all="all {n} projects",
+    searched_one="the project {name}",
+    searched_under=" under {prefix}",
+    searched_in=" in {language} files",
+    searched_nothing="nothing in the index matches these words",
+    searched_below=("nothing reached minScore {min_score}; the closest, {where}, scored {score}"),
     generic=(
         "The index has no matching material yet: run `code-compass index` or wait for "
         "indexing to finish (see `code-compass status`)",
@@ -194,23 +201,27 @@ PT = Messages(
         "snippet no longer in the file": "o trecho não está mais no arquivo",
     },
     spelling="Confira a grafia: `{word}` → `{fixed}`{where}",
-    did_you_mean="Você quis dizer `{term}`{where}?",
     closest_match=(
-        "A correspondência mais próxima é `{name}` em {path}:{start}-{end} (pontuação {score}, "
-        "abaixo do minScore {min_score}); baixe o minScore para {floor} para incluí-la"
+        "Abra `{name}` em {path}:{start}-{end}, a correspondência mais próxima (pontuação {score})"
     ),
-    drop_language=(
-        "Tire o filtro de linguagem '{language}': há correspondências em arquivos {languages}"
-    ),
+    drop_language="Pergunte de novo em todas as linguagens: há correspondências em {languages}",
     remove_prefix=(
-        "Remova o pathPrefix '{prefix}': as correspondências mais próximas estão em {path}"
+        "Pergunte de novo em todas as pastas: as correspondências mais próximas estão em {path}"
     ),
-    narrow="Restrinja com pathPrefix '{prefix}' (onde estão as correspondências mais próximas)",
-    ask_by_name="Pergunte sobre `{term}` pelo nome: está definido no índice",
-    ask_about_symbol="Pergunte sobre `{symbol}` ({path}:{line}), o símbolo indexado mais próximo",
+    narrow="Pergunte de novo só em {prefix} (onde estão as correspondências mais próximas)",
     open_passage="Abra {path}:{start}-{end}, o trecho indexado mais próximo",
-    ask_about_path="Pergunte sobre `{term}`: está no índice e perto das suas palavras",
     other_languages="de outras linguagens",
+    about_symbol_question="O que faz `{symbol}`?",
+    only_language="Pergunte de novo só em arquivos {language} (onde estão as mais próximas)",
+    searched="Busquei {scope} por “{query}”: {outcome}.",
+    searched_all="em todos os {n} projetos",
+    searched_one="no projeto {name}",
+    searched_under=" sob {prefix}",
+    searched_in=" em arquivos {language}",
+    searched_nothing="nada no índice corresponde a essas palavras",
+    searched_below=(
+        "nada alcançou o minScore {min_score}; o mais próximo, {where}, pontuou {score}"
+    ),
     generic=(
         "O índice ainda não tem material correspondente: rode `code-compass index` ou espere "
         "a indexação terminar (veja `code-compass status`)",

@@ -15,6 +15,7 @@ from code_compass.answer.answer_log import AnswerDecisionLog, answer_record
 from code_compass.answer.assembly import assemble
 from code_compass.answer.generation import generate
 from code_compass.answer.grounds import check_grounds
+from code_compass.answer.judge import check_sentences
 from code_compass.answer.llm import LlmConfig
 from code_compass.answer.prompt import PromptInput
 from code_compass.answer.query_rewrite import rewrite_query
@@ -42,17 +43,20 @@ def ask(
     context_pack_text: str | None = None,
     log: AnswerDecisionLog | None = None,
     extra_hits: list[SearchHit] | None = None,
+    search_query: str | None = None,
 ) -> Answer:
     """Answer one question from evidence. Raises InputError on invalid input, before any
-    search or call. `extra_hits` are context the depth controller adds (e.g. what an
-    earlier claim cited); `context_pack_text` goes to the prompt as context, redacted."""
+    search or call. `search_query` is what the one retrieval searches (the depth
+    controller's, built from the conversation), default the question; `extra_hits` are
+    evidence added without searching (the selection, what a disputed claim cited);
+    `context_pack_text` goes to the prompt as context, redacted."""
     started = time.monotonic()
     params = whole_scope(request.validated(), source)
     llm = llm or LlmConfig()
     on_text = cancellable(on_text)  # cancellation: a cancelled ask stops its LLM stream
-    rewrite = rewrite_query(params.query, llm)
+    rewrite = rewrite_query(search_query or params.query, llm)
     check_cancelled()
-    searched = replace(params, rewrite=rewrite.query)
+    searched = replace(params, query=search_query or params.query, rewrite=rewrite.query)
     scope = plan_scope(params, plan)
     hits = retrieve(source, searched, scope.top_k, extra_hits)
     check_cancelled()
@@ -76,9 +80,12 @@ def ask(
         if generation.verifiable
         else None
     )
+    sentences = check_sentences(generation, verification, found.evidences, source)
     partial = isinstance(hits, SearchResult) and hits.partial_index
     eta = embedding_eta(source) if partial else None
-    stages = Stages(scope, found, grounds, generation, verification, rewrite, partial, eta)
+    stages = Stages(
+        scope, found, grounds, generation, verification, rewrite, partial, eta, sentences
+    )
     state, confidence = score(stages)
     suggestions = suggest(searched, source, grounds, kept=hits, query=rewrite.query)
     took_ms = int((time.monotonic() - started) * 1000)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from code_compass.answer.actions import Action
 from code_compass.answer.reread import Evidence
 from code_compass.answer.sentence_check import SentenceVerdict
 
@@ -59,6 +60,10 @@ class Answer:
     meta: dict[str, Any]
     # Each claim-making sentence with its support verdict (answer/sentence_check.py).
     sentences: list[SentenceVerdict] = field(default_factory=list)
+    # The suggestions as actions a client can perform (answer/suggestions.py); `suggestions`
+    # holds their labels.
+    actions: list[Action] = field(default_factory=list)
+    searched: str | None = None  # what was searched and not found, in plain words
 
     @property
     def citations_used(self) -> list[str]:
@@ -76,6 +81,8 @@ class Answer:
             "citationsUsed": self.citations_used,
             "evidences": [e.to_json() for e in self.evidences],
             "suggestions": list(self.suggestions),
+            "actions": [a.to_json() for a in self.actions],
+            "searched": self.searched,
             "sentences": [s.to_json() for s in self.sentences],
             "meta": dict(self.meta),
         }

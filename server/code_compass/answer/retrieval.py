@@ -1,4 +1,5 @@
-"""Retrieve stage of `ask`: hybrid search, then the min-score gate and the scope caps.
+"""Retrieve stage of `ask`: one search (in the request's mode, hybrid by default), then the
+min-score gate and the scope caps.
 
 (docs/rules.md: min-score gate, per-project cap): hits below minScore never reach the
 model; when every project is searched, no project may fill the context alone.
@@ -23,7 +24,7 @@ def retrieve(
     """Best first: score >= minScore, per-project cap when all projects are searched, top_k
     overall; then `extra_hits` (context the depth controller adds) not already present."""
     floor = min_score(params)
-    found = source.search(replace(params, top_k=top_k, mode="hybrid"))
+    found = source.search(replace(params, top_k=top_k))
     hits = sorted((h for h in found if h.score >= floor), key=lambda h: h.score, reverse=True)
     if params.project == ALL_PROJECTS:
         hits = cap_per_project(hits, MAX_CONTEXTS_PER_PROJECT_WIDE)

@@ -8,18 +8,23 @@ from __future__ import annotations
 
 from code_compass.answer.confidence import (
     RULE_FABRICATED,
+    RULE_FABRICATED_CAP,
     RULE_LLM_FAILED,
     RULE_NO_LLM_CAP,
+    RULE_UNGROUNDED_CAP,
     Assessment,
     assess,
+    grounded_share,
 )
 from code_compass.answer.coverage import LOW
 from code_compass.answer.generation import Generation
 from code_compass.answer.grounds import Refusal
 from code_compass.answer.messages import Messages, messages_for
 from code_compass.answer.result import Confidence
+from code_compass.answer.sentence_check import SUPPORTED, WEAK, SentenceVerdict
 from code_compass.answer.stages import Stages
 from code_compass.answer.verify import Verification
+from code_compass.constants import GROUNDED_MIN_SHARE
 
 
 def assessment(stages: Stages) -> Assessment:
@@ -37,6 +42,7 @@ def assessment(stages: Stages) -> Assessment:
     _generated(a, stages.generation, msg)
     if stages.verification is not None:
         _verified(a, stages.verification, {e.id for e in stages.found.evidences}, msg)
+        _grounded(a, stages.sentences)
     return a
 
 
@@ -64,6 +70,18 @@ def _generated(a: Assessment, generation: Generation, msg: Messages) -> None:
     if generation.error is not None:
         a.critical_failure = generation.error.message
         a.blocking.append(RULE_LLM_FAILED)
+
+
+def _grounded(a: Assessment, sentences: tuple[SentenceVerdict, ...]) -> None:
+    """The grounding component's facts and its caps (docs/rules.md: grounding-share)."""
+    a.sentences = len(sentences)
+    a.supported_sentences = sum(s.verdict == SUPPORTED for s in sentences)
+    a.weak_sentences = sum(s.verdict == WEAK for s in sentences)
+    a.applied.append(f"sentences checked against what they cite ({a.sentences})")
+    if a.sentences and grounded_share(a) < GROUNDED_MIN_SHARE:
+        a.caps.append(RULE_UNGROUNDED_CAP)
+    if a.removed_citations:
+        a.caps.append(RULE_FABRICATED_CAP)
 
 
 def _verified(a: Assessment, v: Verification, sent: set[str], msg: Messages) -> None:

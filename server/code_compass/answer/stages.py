@@ -9,6 +9,7 @@ from code_compass.answer.grounds import Grounds
 from code_compass.answer.query_rewrite import QueryRewrite
 from code_compass.answer.reread import Reread
 from code_compass.answer.scope import Scope
+from code_compass.answer.sentence_check import SentenceVerdict
 from code_compass.answer.verify import Verification
 
 
@@ -22,3 +23,4 @@ class Stages:
     rewrite: QueryRewrite | None = None  # plan: the question as retrieval read it
     partial_index: bool = False  # retrieve: some project searched is still being embedded
     embed_eta_s: float | None = None  # its embedding's estimated seconds to go, when known
+    sentences: tuple[SentenceVerdict, ...] = ()  # verify: each claim-making sentence's support

@@ -1,10 +1,14 @@
-"""Three concrete suggestions drawn from what the index contains.
+"""Three suggestions that are actions, drawn from what the index contains, and what was searched.
 
 (docs/rules.md: low-coverage-suggestions.)
 
-Order of preference: a spelling fix for a word of the question, "did you mean" a nearby
-symbol/path (with where it lives), the closest match that minScore or a filter cut out,
-a pathPrefix to narrow to where the material is. Generic advice only when the index is empty.
+Each suggestion is an `Action` a client can perform: open a location ("open"), ask again with
+another scope ("scope": a folder or a language, or none), ask a question that uses names that
+exist ("ask"). Order of preference: a spelling fix of a code name the question used that the
+index lacks, the closest match to open, what a filter cut out, where the material is (folder,
+language), names that share words with the question. No guesses between unrelated words: a
+spelling fix keeps the name's first letter and nearly all of its letters; a nearby name must
+share a word with the question. Generic advice ("info") only when the index has nothing.
 Written in the question's language (answer/messages.py); a Portuguese question's words are
 matched against the index in their English rendering (the query builder's).
 """
@@ -12,39 +16,21 @@ matched against the index in their English rendering (the query builder's).
 from __future__ import annotations
 
 import difflib
-import math
 import re
+from collections import Counter
 from dataclasses import replace
 
+from code_compass.answer.actions import ASK, INFO, OPEN, SCOPE, Action, Suggestions
 from code_compass.answer.coverage import needs_suggestions
-from code_compass.answer.grounds import Grounds
+from code_compass.answer.grounds import Grounds, named_symbols
 from code_compass.answer.messages import EN, Messages, messages_for
 from code_compass.answer.source import EvidenceSource
 from code_compass.constants import NEARBY_TERMS_LIMIT, SUGGESTION_COUNT
+from code_compass.depth.terms import content_terms
 from code_compass.records import RetrievalQuery, SearchHit, SearchParams
+from code_compass.validation import ALL_PROJECTS
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{3,}")
-_STOP = {
-    "what",
-    "where",
-    "which",
-    "does",
-    "that",
-    "this",
-    "with",
-    "from",
-    "file",
-    "function",
-    "class",
-    "method",
-    "defined",
-    "define",
-    "there",
-    "when",
-    "have",
-    "used",
-    "uses",
-}
+SPELLING_RATIO = 0.8  # difflib ratio a spelling fix needs (and the same first letter)
 
 
 def _is_path(term: str) -> bool:
@@ -66,12 +52,13 @@ def _probe(source: EvidenceSource, params: SearchParams) -> list[SearchHit]:
         return []
 
 
-def _where(
+def _defined(
     term: str, probe: list[SearchHit], source: EvidenceSource, params: SearchParams
-) -> str | None:
+) -> SearchHit | None:
+    """The hit defining `term`, from the probe or one search for the name."""
     for h in probe:
         if h.symbol and (h.symbol == term or h.symbol.endswith("." + term)):
-            return h.path
+            return h
     try:
         hits = source.search(
             replace(params, query=term, min_score=None, path_prefix=None, language=None, top_k=3)
@@ -80,19 +67,29 @@ def _where(
         return None
     for h in hits:
         if h.symbol and (h.symbol == term or h.symbol.endswith("." + term)):
-            return h.path
+            return h
     return None
 
 
 class _Picks:
-    """The suggestions so far: deduplicated, at most SUGGESTION_COUNT."""
+    """The suggestions so far: deduplicated by label, at most SUGGESTION_COUNT."""
 
     def __init__(self) -> None:
-        self.items: list[str] = []
+        self.items: list[Action] = []
 
-    def add(self, text: str) -> None:
-        if text not in self.items and len(self.items) < SUGGESTION_COUNT:
-            self.items.append(text)
+    def add(self, action: Action) -> None:
+        if len(self.items) < SUGGESTION_COUNT and all(a.label != action.label for a in self.items):
+            self.items.append(action)
+
+
+def is_spelling_fix(word: str, name: str) -> bool:
+    """`name` is `word` misspelt: same first letter, nearly all letters in common. Keeps
+    `parse_confg` -> `parse_config`; refuses `click` -> `cli`, `build` -> `Guild`."""
+    if word == name or not word or not name or word[0] != name[0]:
+        return False
+    if abs(len(word) - len(name)) > 2:
+        return False
+    return difflib.SequenceMatcher(None, word.lower(), name.lower()).ratio() >= SPELLING_RATIO
 
 
 def build_suggestions(
@@ -103,8 +100,9 @@ def build_suggestions(
     kept: list[SearchHit] | None = None,
     msg: Messages = EN,
     translated: frozenset[str] = frozenset(),
-) -> list[str]:
-    """Exactly SUGGESTION_COUNT suggestions (deduplicated), concrete when the index has data.
+    probe: list[SearchHit] | None = None,
+) -> list[Action]:
+    """Exactly SUGGESTION_COUNT actions (deduplicated), concrete when the index has data.
     `question` is the text whose words are compared with the index's names; `translated`
     are its words the query builder supplied, never offered a spelling fix (the asker did
     not write them)."""
@@ -113,13 +111,17 @@ def build_suggestions(
         terms = source.nearby_terms(question, NEARBY_TERMS_LIMIT)
     except Exception:  # a suggestion must never break the answer
         terms = []
-    probe = _probe(source, params)
+    probe = _probe(source, params) if probe is None else probe
     _spelling(picks, question, terms, probe, source, params, msg, translated)
-    _nearby(picks, terms, probe, source, params, msg)
+    _closest(picks, params, probe, msg)
     _filtered_out(picks, params, probe, msg)
-    _narrower(picks, params, terms, (kept or []) + probe, msg)
-    for generic in msg.generic:
-        picks.add(generic)
+    _narrower(picks, params, (kept or []) + probe, msg)
+    _related_names(picks, question, terms, probe, msg)
+    for h in probe[1:]:  # 6. the next closest passages, to open
+        label = msg.open_passage.format(path=h.path, start=h.start_line, end=h.end_line)
+        picks.add(Action(OPEN, label, h.path, h.start_line, h.end_line, h.project or None))
+    for generic in msg.generic:  # only when the index had nothing to offer
+        picks.add(Action(INFO, generic))
     return picks.items
 
 
@@ -133,91 +135,118 @@ def _spelling(
     msg: Messages,
     translated: frozenset[str],
 ) -> None:
-    """1. A question word close to, but not equal to, an indexed name."""
-    lowered = {t.lower(): t for t in terms}
-    for word in dict.fromkeys(_WORD.findall(question)):
-        if word.lower() in _STOP or word.lower() in lowered or word in translated:
+    """1. A code name of the question that the index lacks, misspelt from one it has."""
+    for word in named_symbols(question):
+        if word in translated or word in terms:
             continue
-        close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.75)
-        if close:
-            fixed = lowered[close[0]]
-            where = _where(fixed, probe, source, params)
-            picks.add(msg.spelling.format(word=word, fixed=fixed, where=_at(where)))
-
-
-def _nearby(
-    picks: _Picks,
-    terms: list[str],
-    probe: list[SearchHit],
-    source: EvidenceSource,
-    params: SearchParams,
-    msg: Messages,
-) -> None:
-    """2. Nearby symbols / paths the index does contain (leaving room for other kinds)."""
-    for term in terms:
-        if len(picks.items) >= 2:
-            break
-        if any(f"`{term}`" in s for s in picks.items):
+        fixed = next((t for t in terms if not _is_path(t) and is_spelling_fix(word, t)), None)
+        if fixed is None:
             continue
-        if _is_path(term):
-            picks.add(msg.ask_about_path.format(term=term))
-        else:
-            where = _where(term, probe, source, params)
-            picks.add(msg.did_you_mean.format(term=term, where=_at(where)))
+        at = _defined(fixed, probe, source, params)
+        where = f" ({at.path})" if at else ""
+        picks.add(
+            Action(
+                ASK,
+                msg.spelling.format(word=word, fixed=fixed, where=where),
+                question=question.replace(word, fixed),
+            )
+        )
 
 
-def _at(where: str | None) -> str:
-    return f" ({where})" if where else ""
-
-
-def _filtered_out(
-    picks: _Picks, params: SearchParams, probe: list[SearchHit], msg: Messages
-) -> None:
-    """3. What minScore, the language filter or pathPrefix cut out."""
+def _closest(picks: _Picks, params: SearchParams, probe: list[SearchHit], msg: Messages) -> None:
+    """2. The closest match, to open (it did not reach minScore, or a filter cut it out)."""
     if not probe:
         return
     best = probe[0]
-    if params.min_score is not None and best.score < params.min_score:
-        floor = math.floor(best.score * 100) / 100
-        picks.add(
+    picks.add(
+        Action(
+            OPEN,
             msg.closest_match.format(
                 name=best.symbol or best.path,
                 path=best.path,
                 start=best.start_line,
                 end=best.end_line,
                 score=f"{best.score:.2f}",
-                min_score=f"{params.min_score:g}",
-                floor=f"{floor:.2f}",
-            )
+            ),
+            path=best.path,
+            start_line=best.start_line,
+            end_line=best.end_line,
+            project=best.project or None,
         )
+    )
+
+
+def _filtered_out(
+    picks: _Picks, params: SearchParams, probe: list[SearchHit], msg: Messages
+) -> None:
+    """3. Ask again without the filter that cut the matches out."""
+    if not probe:
+        return
     if params.language and all(h.language != params.language for h in probe):
         langs = ", ".join(sorted({h.language for h in probe if h.language}))
-        picks.add(
-            msg.drop_language.format(
-                language=params.language, languages=langs or msg.other_languages
-            )
+        label = msg.drop_language.format(
+            language=params.language, languages=langs or msg.other_languages
         )
+        picks.add(Action(SCOPE, label, scope=(("language", None),)))
     if params.path_prefix and all(not h.path.startswith(params.path_prefix) for h in probe):
-        picks.add(msg.remove_prefix.format(prefix=params.path_prefix, path=best.path))
+        label = msg.remove_prefix.format(prefix=params.path_prefix, path=probe[0].path)
+        picks.add(Action(SCOPE, label, scope=(("pathPrefix", None),)))
 
 
-def _narrower(
-    picks: _Picks, params: SearchParams, terms: list[str], pool: list[SearchHit], msg: Messages
+def _narrower(picks: _Picks, params: SearchParams, pool: list[SearchHit], msg: Messages) -> None:
+    """4. Ask again where the material is: the folder, else the language, most hits share."""
+    if not pool:
+        return
+    dirs = Counter(d for d in (_top_dir(h.path) for h in pool) if d)
+    if not params.path_prefix and dirs:
+        prefix, _ = dirs.most_common(1)[0]
+        picks.add(Action(SCOPE, msg.narrow.format(prefix=prefix), scope=(("pathPrefix", prefix),)))
+    langs = Counter(h.language for h in pool if h.language)
+    if not params.language and len(langs) > 1:
+        language, _ = langs.most_common(1)[0]
+        label = msg.only_language.format(language=language)
+        picks.add(Action(SCOPE, label, scope=(("language", language),)))
+
+
+def _related_names(
+    picks: _Picks, question: str, terms: list[str], probe: list[SearchHit], msg: Messages
 ) -> None:
-    """4. Narrow the scope to where the material is; name what is indexed nearby."""
-    if not params.path_prefix:
-        dirs = [d for d in (_top_dir(h.path) for h in pool) if d]
-        if dirs:
-            picks.add(msg.narrow.format(prefix=max(set(dirs), key=dirs.count)))
-    for term in terms:
-        if _is_path(term):
-            picks.add(msg.ask_about_path.format(term=term))
-        else:
-            picks.add(msg.ask_by_name.format(term=term))
-    for h in pool:
-        if h.symbol:
-            picks.add(msg.ask_about_symbol.format(symbol=h.symbol, path=h.path, line=h.start_line))
-        picks.add(msg.open_passage.format(path=h.path, start=h.start_line, end=h.end_line))
+    """5. A question about a name that exists and shares a word with the question."""
+    wanted = content_terms(question)
+    names = [h.symbol for h in probe if h.symbol] + [t for t in terms if not _is_path(t)]
+    for name in dict.fromkeys(names):
+        if wanted & content_terms(name.replace(".", " ")):
+            asked = msg.about_symbol_question.format(symbol=name)
+            picks.add(Action(ASK, asked, question=asked))
+
+
+def searched_text(params: SearchParams, source: EvidenceSource, msg: Messages) -> str:
+    """What was searched and what came of it, in plain words."""
+    if params.project in (None, ALL_PROJECTS):
+        names = source.projects()
+        scope = (
+            msg.searched_one.format(name=names[0])
+            if len(names) == 1
+            else msg.searched_all.format(n=len(names))
+        )
+    else:
+        scope = msg.searched_one.format(name=params.project)
+    if params.path_prefix:
+        scope += msg.searched_under.format(prefix=params.path_prefix)
+    if params.language:
+        scope += msg.searched_in.format(language=params.language)
+    return scope
+
+
+def _outcome(params: SearchParams, probe: list[SearchHit], msg: Messages) -> str:
+    if not probe:
+        return msg.searched_nothing
+    best = probe[0]
+    floor = params.min_score if params.min_score is not None else 0.0
+    where = f"{best.path}:{best.start_line}-{best.end_line}"
+    return msg.searched_below.format(
+        min_score=f"{floor:.2f}", score=f"{best.score:.2f}", where=where
+    )
 
 
 def suggest(
@@ -226,12 +255,24 @@ def suggest(
     grounds: Grounds,
     kept: list[SearchHit],
     query: RetrievalQuery | None = None,
-) -> list[str]:
+) -> Suggestions:
     """Suggestions when coverage is low or none, or the question names a missing symbol; in
-    the question's language, matched against the index by the query's English rendering."""
-    if needs_suggestions(grounds.coverage) or grounds.missing:
-        words = query.rewritten if query is not None else params.query
-        added = frozenset(query.added) if query is not None else frozenset()
-        msg = messages_for(grounds.language)
-        return build_suggestions(words, params, source, kept=kept, msg=msg, translated=added)
-    return []
+    the question's language, matched against the index by the query's English rendering.
+    `searched` is set when nothing reached minScore."""
+    if not (needs_suggestions(grounds.coverage) or grounds.missing):
+        return Suggestions([])
+    words = query.rewritten if query is not None else params.query
+    added = frozenset(query.added) if query is not None else frozenset()
+    msg = messages_for(grounds.language)
+    probe = _probe(source, params)
+    actions = build_suggestions(
+        words, params, source, kept=kept, msg=msg, translated=added, probe=probe
+    )
+    searched = None
+    if not kept:
+        searched = msg.searched.format(
+            scope=searched_text(params, source, msg),
+            query=params.query[:120],
+            outcome=_outcome(params, probe, msg),
+        )
+    return Suggestions(actions, searched)

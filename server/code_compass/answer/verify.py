@@ -183,7 +183,7 @@ def _known_identifier(tok: str, texts: str) -> bool:
     return len(parts) > 0 and all(p in texts for p in parts)
 
 
-def _path_known(tok: str, evidences: list[Evidence]) -> bool:
+def path_known(tok: str, evidences: list[Evidence]) -> bool:
     m = _LINE_REF.search(tok)
     core = _LINE_REF.sub("", tok).lstrip("./")
     if not core:
@@ -221,7 +221,7 @@ def verify(text: str, evidences: list[Evidence], question: str) -> Verification:
     unknown: list[str] = []
     invented: list[str] = []
     for sent in sentences(cleaned):
-        invented.extend(p for p in paths(sent) if not _path_known(p, evidences))
+        invented.extend(p for p in paths(sent) if not path_known(p, evidences))
         if not is_claim(sent):
             continue
         result.claims += 1

@@ -15,7 +15,7 @@ from code_compass.engine_status import status_to_json
 from code_compass.errors import InputError
 from code_compass.records import SearchHit, search_meta, search_reason
 from code_compass.settings import EngineSettings, parse_settings
-from code_compass.validation import clamp_top_k, validate_search
+from code_compass.validation import ALL_PROJECTS, clamp_top_k, validate_search
 
 
 def engine_settings(args: argparse.Namespace) -> EngineSettings:
@@ -189,26 +189,26 @@ def cmd_ask(args: argparse.Namespace) -> int:
             params[key] = value
     from code_compass.answer.request import AskRequest
 
-    checked = AskRequest.from_json(params).validated()  # bad input: exit 2 before opening
+    request = AskRequest.from_json(params)
+    checked = request.validated()  # bad input: exit 2 before opening
     engine, names = open_engine(args, queries_only=True)
     try:
         engine.embeddings.preload()  # overlaps the index check below
         engine.index(embed=False, background_embed=False)
         _note_top_k(args)
         if len(names) > 1:
-            params["project"] = "*"
+            request.project = ALL_PROJECTS
         _check_language(engine, checked)
         stream = not args.json and sys.stdout.isatty()
         answer = engine.ask(
-            params, on_text=(lambda t: print(t, end="", flush=True)) if stream else None
+            request, on_text=(lambda t: print(t, end="", flush=True)) if stream else None
         )
     finally:
         engine.close()
     if args.json:
         print_json(answer)
         return 0
-    if not stream:
-        print(answer["answer"])
+    _print_answer_text(answer, streamed=stream)
     conf = answer["confidence"]
     print(
         f"\n\n[{answer['state']} · confidence {conf['score']} · coverage {answer['coverage']}"
@@ -221,3 +221,26 @@ def cmd_ask(args: argparse.Namespace) -> int:
     for s in answer.get("suggestions", []):
         print(f"  try: {s}")
     return 0
+
+
+def _print_answer_text(answer: dict[str, Any], *, streamed: bool) -> None:
+    """The answer with its unsupported and uncited sentences marked, and a legend; when the
+    text was streamed, the flagged sentences are listed after it instead. A refusal says
+    what was searched."""
+    from code_compass.answer.marked_text import flagged_sentences, marked_answer
+
+    text, legend = marked_answer(answer)
+    if streamed:
+        flagged = flagged_sentences(answer)
+        if flagged:
+            print("\n")
+            for line in flagged:
+                print(f"  {line}")
+    else:
+        print(text)
+    if answer.get("searched"):
+        print(f"\n{answer['searched']}")
+    if legend:
+        print()
+        for line in legend:
+            print(f"  {line}")

@@ -26,6 +26,7 @@ from code_compass.constants import (
 )
 from code_compass.depth.classifier import as_messages
 from code_compass.depth.conversation import extract_claims, split_sentences, strip_citations
+from code_compass.depth.depth_query import depth_query, hit_from_json
 from code_compass.depth.depth_records import Claim, DepthDecision, Message, Turn
 from code_compass.depth.retrieval_plan import RetrievalPlan
 from code_compass.depth.terms import content_terms
@@ -165,20 +166,6 @@ def _hit_text(hit: SearchHit, cap: int) -> str:
     return head + "\n" + _data(truncate_to_tokens(hit.snippet.strip("\n"), cap))
 
 
-def _hit_from_json(d: Mapping[str, Any]) -> SearchHit:
-    return SearchHit(
-        path=str(d.get("path", "")),
-        start_line=int(d.get("startLine", d.get("start_line", 0)) or 0),
-        end_line=int(d.get("endLine", d.get("end_line", 0)) or 0),
-        score=float(d.get("score", 0.0) or 0.0),
-        symbol=str(d.get("symbol", "")),
-        kind=str(d.get("kind", "")),
-        language=str(d.get("language", "")),
-        project=str(d.get("project", "")),
-        snippet=str(d.get("snippet", "")),
-    )
-
-
 def _key(hit: SearchHit) -> tuple[str, int, int]:
     return (hit.path, hit.start_line, hit.end_line)
 
@@ -226,33 +213,28 @@ def _relevant_claims(turns: Sequence[Turn], question: str) -> list[Claim]:
     return ranked[:DEPTH_MAX_CLAIMS]
 
 
-def _thread_query(question: str, turns: Sequence[Turn]) -> str:
-    """The question plus the last user question: "and the tests?" alone finds nothing."""
-    for t in reversed(turns):
-        if t.role == "user":
-            return f"{question} {t.content[:DEPTH_EPISODIC_ITEM_CHARS]}"
-    return question
-
-
 def build_pack(
     decision: DepthDecision,
     plan: RetrievalPlan,
     question: str,
     conversation: Conversation,
     *,
-    search: SearchFn,
+    search: SearchFn | None,
     active_file: str | None = None,
     selection: str | None = None,
     workspace: str | None = None,
+    selection_where: str | None = None,
 ) -> ContextPack:
-    """Assemble the level's sections from the conversation and the index, within budget."""
+    """Assemble the level's sections from the conversation and the index, within budget.
+    Without `search` the pack holds no hits but the claims' own evidence: the ask retrieves
+    once, with `depth_query`, and sends its evidence as numbered blocks of its own."""
     sections = _Sections(plan, _turns(conversation), search)
-    recent = sections.working_set(question, active_file, selection)
+    recent = sections.working_set(question, active_file, selection, selection_where)
     if "episodic" in plan.sections:
         sections.episodic(recent)
     claims = sections.claims(question) if "claims" in plan.sections else []
     if "semantic" in plan.sections:
-        query = question if plan.depth in ("D3", "D4") else _thread_query(question, sections.turns)
+        query = depth_query(plan.depth, question, sections.turns).text
         sections.add_hits("semantic", sections.run(query, plan.top_k))
     pack = ContextPack(
         depth=plan.depth,
@@ -273,7 +255,7 @@ class _Sections:
     """The pack's items as the sections add them; a hit goes to the first section that
     finds it (`seen`), and every search is recorded (`queries`)."""
 
-    def __init__(self, plan: RetrievalPlan, turns: list[Turn], search: SearchFn) -> None:
+    def __init__(self, plan: RetrievalPlan, turns: list[Turn], search: SearchFn | None) -> None:
         self.plan = plan
         self.turns = turns
         self.search = search
@@ -285,6 +267,8 @@ class _Sections:
         self.seen: set[tuple[str, int, int]] = set()
 
     def run(self, query: str, k: int) -> list[SearchHit]:
+        if self.search is None:
+            return []
         self.queries.append(query)
         hits = [h for h in self.search(query, k) if _key(h) not in self.seen]
         hits.sort(key=lambda h: h.score, reverse=True)
@@ -297,7 +281,11 @@ class _Sections:
             self.items.append(PackItem(section, "hit", _hit_text(h, self.hit_cap), prio, hit=h))
 
     def working_set(
-        self, question: str, active_file: str | None, selection: str | None
+        self,
+        question: str,
+        active_file: str | None,
+        selection: str | None,
+        selection_where: str | None = None,
     ) -> list[Turn]:
         """Always present; D4 resets it to nothing but the question. Returns the recent turns."""
         plan, turns = self.plan, self.turns
@@ -310,8 +298,10 @@ class _Sections:
                 )
             if selection:
                 sel = truncate_to_tokens(selection, self.cap)
+                # Where the user pointed, so the answer can name the file and lines.
+                label = f"Selection ({selection_where})" if selection_where else "Selection"
                 self.items.append(
-                    PackItem("working_set", "selection", "Selection:\n" + _data(sel), 50)
+                    PackItem("working_set", "selection", f"{label}:\n" + _data(sel), 50)
                 )
         messages = []
         for age, t in enumerate(reversed(recent)):
@@ -322,7 +312,7 @@ class _Sections:
         self.items.extend(messages[::-1])
         if "semantic" not in plan.sections:
             # D0/D1: the question's own evidence belongs to what is in front of us.
-            query = question if plan.depth == "D0" else _thread_query(question, turns)
+            query = depth_query(plan.depth, question, turns).text
             self.add_hits("working_set", self.run(query, plan.top_k))
         return recent
 
@@ -343,7 +333,7 @@ class _Sections:
         # What each claim cited is its own side; register it before any search can take it.
         cited: list[list[SearchHit]] = []
         for c in claims:
-            hits = [h for h in map(_hit_from_json, c.evidence) if _key(h) not in self.seen]
+            hits = [h for h in map(hit_from_json, c.evidence) if _key(h) not in self.seen]
             self.seen.update(_key(h) for h in hits)
             cited.append(hits)
         # Then the correction's evidence: the side the earlier answer lacked.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,8 @@ from code_compass.search.searcher import SemanticFn
 from code_compass.search.semantic import VectorSearch, semantic_candidates
 
 if TYPE_CHECKING:  # the model's imports (ONNX Runtime) load only when embeddings are on
+    import numpy as np
+
     from code_compass.embed.cache import EmbeddingCache
     from code_compass.embed.model import Embedder
     from code_compass.embed.project_link import ProjectEmbeddings
@@ -150,6 +152,18 @@ class EmbeddingLinks:
             return True
         self._cache = EmbeddingCache(self._storage / "embed-cache.sqlite", self._embedder.model_id)
         return True
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray | None:
+        """L2-normalised vectors of `texts` with the loaded model; None when embeddings are
+        off or the model is missing (the answers' sentence check then stays lexical)."""
+        if not self.enabled:
+            return None
+        with self._lock:
+            if not self._load_model():
+                return None
+            embedder = self._embedder
+        assert embedder is not None
+        return embedder.embed(texts)
 
     def get(self, project: str) -> ProjectEmbeddings | None:
         with self._lock:

@@ -142,8 +142,9 @@ class CodeTools:
         for key in ("topK", "pathPrefix", "language", "minScore"):
             if args.get(key) is not None:
                 params[key] = args[key]
-        AskRequest.from_json(params).validated()  # bad input: refused before any work
-        answer = self._engine.ask(params)
+        request = AskRequest.from_json(params)
+        request.validated()  # bad input: refused before any work
+        answer = self._engine.ask(request)
         answer.update(self._index_state(project))
         return ToolOutput(answer, _as_json_text(answer))
 

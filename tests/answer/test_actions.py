@@ -1,0 +1,39 @@
+"""Refusals that help: what was searched, and suggestions a client can perform."""
+
+from __future__ import annotations
+
+from code_compass.answer import AskRequest, ask
+from code_compass.answer.suggestions import is_spelling_fix
+
+
+def test_spelling_fixes_are_misspellings_not_unrelated_words() -> None:
+    assert is_spelling_fix("parse_confg", "parse_config")
+    assert not is_spelling_fix("click", "cli")
+    assert not is_spelling_fix("build", "Guild")
+    assert not is_spelling_fix("config", "config")
+
+
+def test_a_refusal_says_what_was_searched_and_offers_actions(source, fake_api, llm) -> None:
+    ans = ask(AskRequest("how is the settings dict normalised?", min_score=0.95), source, llm=llm)
+    out = ans.to_json()
+    assert ans.state == "FAIL" and not fake_api.message_requests
+    assert out["searched"].startswith("Searched the project main for “how is the settings")
+    assert "nothing reached minScore 0.95; the closest, server/config.py:" in out["searched"]
+    kinds = [a["kind"] for a in out["actions"]]
+    assert kinds[0] == "open" and len(kinds) == 3
+    first = out["actions"][0]
+    assert first["path"] == "server/config.py" and first["startLine"] >= 1
+    assert first["endLine"] >= first["startLine"]
+    assert out["suggestions"] == [a["label"] for a in out["actions"]]  # older clients
+    assert not any("minScore to" in a["label"] for a in out["actions"])
+
+
+def test_a_filter_that_cut_everything_becomes_a_scope_action(source, fake_api, llm) -> None:
+    ans = ask(AskRequest("where is parse_config defined?", path_prefix="docs/"), source, llm=llm)
+    scopes = [a for a in ans.to_json()["actions"] if a["kind"] == "scope"]
+    assert {k: v for k, v in scopes[0].items() if k != "label"} == {
+        "kind": "scope",
+        "pathPrefix": None,
+    }
+    narrow = ask(AskRequest("kubernetes parse_config helm", min_score=0.99), source, llm=llm)
+    assert any(a.get("pathPrefix") == "server/" for a in narrow.to_json()["actions"])
