@@ -35,7 +35,7 @@ export default tseslint.config(
     files: ["media/**/*.js"],
     languageOptions: {
       sourceType: "script",
-      globals: { window: "readonly", document: "readonly", HTMLElement: "readonly", acquireVsCodeApi: "readonly" },
+      globals: { window: "readonly", document: "readonly", HTMLElement: "readonly", setTimeout: "readonly", acquireVsCodeApi: "readonly" },
     },
   },
   {
