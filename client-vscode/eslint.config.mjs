@@ -23,6 +23,8 @@ export default tseslint.config(
       "src/settings.ts",
       "src/pythonEnv.ts",
       "src/protocol.ts",
+      "src/conversation.ts",
+      "src/suggestions.ts",
       "src/chatAnswer.ts",
       "src/chatHistory.ts",
       "src/features.ts",
