@@ -271,8 +271,6 @@ export class AnswerView implements vscode.WebviewViewProvider, vscode.Disposable
     if (!run) return;
     run.cts.cancel();
     run.turn.phase = "stopped";
-    // The server may have recorded a partial turn, or none: continue with the history instead.
-    this.current.serverKnows = false;
     this.log.info(`ask ${run.requestId} stopped by the user`);
     this.finish();
   }

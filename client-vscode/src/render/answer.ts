@@ -155,7 +155,7 @@ export function renderTurn(turn: Turn, index: number, options: RenderOptions = {
     body = keyProblem(undefined, turn.error) ? keyNotice("") : `<div class="error" role="alert">${escapeHtml(turn.error)}</div>`;
   } else if (turn.answer) {
     const a = turn.answer;
-    const rejected = a.meta?.llmCalled && keyProblem(a);
+    const rejected = keyProblem(a);
     body =
       (rejected ? keyNotice(a.meta?.error ?? "") : renderBadges(a) + renderCaveats(a.confidence?.caveats) + renderAnswerText(a, index)) +
       renderSuggestions(a.suggestions, index) +
