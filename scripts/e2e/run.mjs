@@ -522,7 +522,10 @@ async function main() {
       const badge = (await frame.locator(".badge.confidence").first().innerText()).trim();
       if (!/^\d{1,3} · (OK|PARTIAL|AMBIGUOUS|FAIL)$/.test(badge)) throw new Error(`badge was: ${badge}`);
       await frame.locator(".evidences li").first().waitFor({ timeout: 5000 });
-      log(`answer badge "${badge}"; answer: ${text.slice(0, 160)}`);
+      // The reply's second sentence cites nothing: the server's verdict is marked in the text.
+      const uncited = frame.locator('section.turn[data-phase="done"] .claim-uncited').first();
+      await uncited.waitFor({ timeout: 5000 });
+      log(`answer badge "${badge}"; marked uncited: "${await uncited.innerText()}"; answer: ${text.slice(0, 160)}`);
     });
 
     await check(page, "the answer view lives in the Code Compass panel, not in an editor tab", async () => {
