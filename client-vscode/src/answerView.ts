@@ -47,7 +47,11 @@ interface Running {
   cts: vscode.CancellationTokenSource;
   requestId: string;
   turn: Turn;
+  stoppedAt?: number;
 }
+
+/** JSON-RPC's "request cancelled": what the server answers a $/cancelRequest with. */
+const REQUEST_CANCELLED = -32800;
 
 export class AnswerView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
@@ -242,12 +246,20 @@ export class AnswerView implements vscode.WebviewViewProvider, vscode.Disposable
     const params = askParams(this.current, requestId);
     try {
       const answer = await this.server.request<Answer>(Methods.ask, params, cts.token);
-      if (this.running !== run) return; // stopped meanwhile: the stop already rendered
+      if (this.running !== run) {
+        // Stopped meanwhile (the stop already rendered): the server finished it anyway.
+        this.afterStop(run, "the server answered anyway");
+        return;
+      }
       turn.answer = answer;
       turn.phase = "done";
       this.current.serverKnows = true;
     } catch (err) {
-      if (this.running !== run) return;
+      if (this.running !== run) {
+        const code = (err as { code?: unknown } | undefined)?.code;
+        this.afterStop(run, code === REQUEST_CANCELLED ? "cancelled by the server (RequestCancelled)" : `ended with an error: ${String(err)}`);
+        return;
+      }
       turn.error = err instanceof Error ? err.message : String(err);
       turn.phase = "error";
       this.log.warn(`ask failed: ${turn.error}`);
@@ -255,6 +267,11 @@ export class AnswerView implements vscode.WebviewViewProvider, vscode.Disposable
       if (this.running === run) this.finish();
       cts.dispose();
     }
+  }
+
+  private afterStop(run: Running, what: string): void {
+    const ms = run.stoppedAt === undefined ? 0 : Date.now() - run.stoppedAt;
+    this.log.info(`ask ${run.requestId}: ${what} ${ms} ms after stop`);
   }
 
   private finish(): void {
@@ -269,6 +286,7 @@ export class AnswerView implements vscode.WebviewViewProvider, vscode.Disposable
   stop(): void {
     const run = this.running;
     if (!run) return;
+    run.stoppedAt = Date.now();
     run.cts.cancel();
     run.turn.phase = "stopped";
     this.log.info(`ask ${run.requestId} stopped by the user`);
