@@ -11,6 +11,8 @@
   const editing = /** @type {HTMLElement} */ (document.getElementById("editing"));
   const editingLabel = /** @type {HTMLElement} */ (document.getElementById("editing-label"));
   const cancelEdit = /** @type {HTMLButtonElement} */ (document.getElementById("cancel-edit"));
+  const toolbar = /** @type {HTMLElement} */ (document.getElementById("toolbar"));
+  const history = /** @type {HTMLSelectElement} */ (document.getElementById("history"));
   /** @type {number | undefined} the turn being edited */
   let editTurn;
   let busy = false;
@@ -40,6 +42,18 @@
       document.body.classList.toggle("busy", busy);
     } else if (msg.type === "focusInput") {
       input.focus();
+    } else if (msg.type === "conversations" && Array.isArray(msg.conversations)) {
+      // Earlier conversations (kept across reloads): a picker, shown once there is a choice.
+      history.replaceChildren(
+        ...msg.conversations.map((/** @type {{id: string, title: string, current: boolean}} */ c) => {
+          const option = document.createElement("option");
+          option.value = c.id;
+          option.textContent = c.current ? `${c.title} (current)` : c.title;
+          option.selected = c.current;
+          return option;
+        }),
+      );
+      toolbar.hidden = msg.conversations.length < 2;
     }
   });
 
@@ -129,6 +143,7 @@
     setEditing(undefined);
   });
   stopButton.addEventListener("click", () => vscode.postMessage({ type: "stop" }));
+  history.addEventListener("change", () => vscode.postMessage({ type: "switchConversation", id: history.value }));
 
   vscode.postMessage({ type: "ready" });
 })();

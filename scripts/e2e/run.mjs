@@ -335,16 +335,35 @@ function answerFrame(page) {
   return page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
 }
 
-/** Switch the color theme with "Preferences: Color Theme", picking the row labelled exactly `label`. */
-async function pickColorTheme(page, label) {
+/** The user settings file code-server watches: a change applies live. */
+let userSettingsFile = "";
+function setUserSetting(key, value) {
+  const settings = JSON.parse(fs.readFileSync(userSettingsFile, "utf8"));
+  if (value === undefined) delete settings[key];
+  else settings[key] = value;
+  fs.writeFileSync(userSettingsFile, JSON.stringify(settings, null, 2));
+}
+
+/**
+ * Switch the color theme: `workbench.colorTheme` (the theme's id) in the user settings; if the
+ * webview's theme kind has not followed within 10 s, "Preferences: Color Theme" and its label.
+ */
+async function switchTheme(page, kindNow, id, label, kind) {
+  setUserSetting("workbench.colorTheme", id);
+  try {
+    await waitFor(async () => (await kindNow()) === kind, 10_000, `theme kind ${kind}`);
+    return "settings";
+  } catch {
+    log(`theme ${id} not applied from the settings file (kind ${await kindNow().catch(() => "?")}); using the theme picker`);
+  }
   await runPaletteCommand(page, "Preferences: Color Theme");
   await waitForCommandInput(page);
   await page.keyboard.type(label, { delay: 10 });
-  const exact = new RegExp(`^\\s*${label}\\s*$`);
-  const row = page.locator(".quick-input-list .monaco-list-row").filter({ has: page.locator(".label-name", { hasText: exact }) }).first();
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: new RegExp(`^\\s*${label}\\s*$`, "m") }).first();
   await row.waitFor({ timeout: 10_000 });
   await row.click();
-  await page.locator(".quick-input-widget").waitFor({ state: "hidden", timeout: 5000 }).catch(() => undefined);
+  await waitFor(async () => (await kindNow()) === kind, 20_000, `theme kind ${kind} (now ${await kindNow().catch(() => "?")})`);
+  return "picker";
 }
 
 /**
@@ -422,6 +441,7 @@ async function main() {
       ANTHROPIC_API_KEY: "e2e-dummy-key",
     };
     cs = await startCodeServer(dir, env);
+    userSettingsFile = path.join(cs.ud, "User", "settings.json");
     log(`code-server on ${cs.port}`);
 
     browser = await chromium.launch({
@@ -547,29 +567,29 @@ async function main() {
     await check(page, "code in answers is readable in all four theme kinds (contrast >= 4.5:1)", async () => {
       const frame = answerFrame(page);
       const kindNow = () => frame.locator("body").getAttribute("data-vscode-theme-kind");
-      const original = await kindNow();
+      // VS Code 1.139's built-in themes: id, label in the theme picker, kind.
       const themes = [
-        ["Dark Modern", "vscode-dark"],
-        ["Light Modern", "vscode-light"],
-        ["Dark High Contrast", "vscode-high-contrast"],
-        ["Light High Contrast", "vscode-high-contrast-light"],
+        ["Dark Modern", "Dark Modern", "vscode-dark"],
+        ["Light Modern", "Light Modern", "vscode-light"],
+        ["Default High Contrast", "Dark High Contrast", "vscode-high-contrast"],
+        ["Default High Contrast Light", "Light High Contrast", "vscode-high-contrast-light"],
       ];
       const figures = [];
       try {
-        for (const [theme, kind] of themes) {
-          await pickColorTheme(page, theme);
-          await waitFor(async () => (await kindNow()) === kind, 20_000, `theme kind ${kind} (now ${await kindNow().catch(() => "?")})`);
+        for (const [id, label, kind] of themes) {
+          const how = await switchTheme(page, kindNow, id, label, kind);
           await page.waitForTimeout(500); // the theme's variables reach the webview with the kind
           const { codes } = await codeContrast(frame);
-          if (!codes.some((c) => !c.block) || !codes.some((c) => c.block)) throw new Error(`${theme}: expected an inline code span and a code block, got ${JSON.stringify(codes)}`);
+          if (!codes.some((c) => !c.block) || !codes.some((c) => c.block)) throw new Error(`${label}: expected an inline code span and a code block, got ${JSON.stringify(codes)}`);
           const min = Math.min(...codes.map((c) => c.ratio));
-          figures.push(`${theme}: min ${min.toFixed(2)} (${codes.map((c) => `${c.block ? "block" : "span"} ${c.ratio.toFixed(2)}`).join(", ")})`);
+          figures.push(`${label} (${how}): min ${min.toFixed(2)} (${codes.map((c) => `${c.block ? "block" : "span"} ${c.ratio.toFixed(2)}`).join(", ")})`);
           await shot(page, `theme-${kind}`);
-          if (min < 4.5) throw new Error(`${theme}: code contrast ${min.toFixed(2)} < 4.5 (${JSON.stringify(codes)})`);
+          if (min < 4.5) throw new Error(`${label}: code contrast ${min.toFixed(2)} < 4.5 (${JSON.stringify(codes)})`);
         }
       } finally {
         log(`code contrast: ${figures.join("; ")}`);
-        await pickColorTheme(page, original === "vscode-dark" ? "Dark Modern" : "Light Modern").catch(() => undefined);
+        await page.keyboard.press("Escape");
+        setUserSetting("workbench.colorTheme", undefined);
       }
     });
 

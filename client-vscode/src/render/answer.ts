@@ -202,6 +202,7 @@ export function renderPage(assets: PageAssets, initialBody: string): string {
 <title>Code Compass</title>
 </head>
 <body>
+<header id="toolbar" hidden><label for="history">Conversation</label> <select id="history"></select></header>
 <main id="conversation" aria-live="polite">${initialBody}</main>
 <form id="ask-form" autocomplete="off">
 <div id="editing" hidden><span id="editing-label"></span> <button class="link" type="button" id="cancel-edit">Cancel</button></div>
