@@ -335,33 +335,24 @@ function answerFrame(page) {
   return page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
 }
 
-/** The user settings file code-server watches: a change applies live. */
-let userSettingsFile = "";
-function setUserSetting(key, value) {
-  const settings = JSON.parse(fs.readFileSync(userSettingsFile, "utf8"));
-  if (value === undefined) delete settings[key];
-  else settings[key] = value;
-  fs.writeFileSync(userSettingsFile, JSON.stringify(settings, null, 2));
-}
-
 /**
- * Switch the color theme: `workbench.colorTheme` (the theme's id) in the user settings; if the
- * webview's theme kind has not followed within 10 s, "Preferences: Color Theme" and its label.
+ * Switch the color theme with the fixture extension's "E2E: Theme <label>" command (a
+ * configuration update); if the webview's theme kind has not followed, the theme picker.
  */
-async function switchTheme(page, kindNow, id, label, kind) {
-  setUserSetting("workbench.colorTheme", id);
+async function switchTheme(page, kindNow, label, kind) {
+  await runPaletteCommand(page, `E2E: Theme ${label}`);
+  if (!kind) return "command";
   try {
-    await waitFor(async () => (await kindNow()) === kind, 10_000, `theme kind ${kind}`);
-    return "settings";
+    await waitFor(async () => (await kindNow()) === kind, 15_000, `theme kind ${kind}`);
+    return "command";
   } catch {
-    log(`theme ${id} not applied from the settings file (kind ${await kindNow().catch(() => "?")}); using the theme picker`);
+    log(`theme ${label} not applied by the command (kind ${await kindNow().catch(() => "?")}); using the theme picker`);
   }
   await runPaletteCommand(page, "Preferences: Color Theme");
   await waitForCommandInput(page);
   await page.keyboard.type(label, { delay: 10 });
-  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: new RegExp(`^\\s*${label}\\s*$`, "m") }).first();
-  await row.waitFor({ timeout: 10_000 });
-  await row.click();
+  await page.waitForTimeout(500); // the list filters to the one theme with this label, focused
+  await page.keyboard.press("Enter");
   await waitFor(async () => (await kindNow()) === kind, 20_000, `theme kind ${kind} (now ${await kindNow().catch(() => "?")})`);
   return "picker";
 }
@@ -441,7 +432,6 @@ async function main() {
       ANTHROPIC_API_KEY: "e2e-dummy-key",
     };
     cs = await startCodeServer(dir, env);
-    userSettingsFile = path.join(cs.ud, "User", "settings.json");
     log(`code-server on ${cs.port}`);
 
     browser = await chromium.launch({
@@ -567,17 +557,17 @@ async function main() {
     await check(page, "code in answers is readable in all four theme kinds (contrast >= 4.5:1)", async () => {
       const frame = answerFrame(page);
       const kindNow = () => frame.locator("body").getAttribute("data-vscode-theme-kind");
-      // VS Code 1.139's built-in themes: id, label in the theme picker, kind.
+      // VS Code 1.139's built-in themes (their labels) and the kind each gives the webview.
       const themes = [
-        ["Dark Modern", "Dark Modern", "vscode-dark"],
-        ["Light Modern", "Light Modern", "vscode-light"],
-        ["Default High Contrast", "Dark High Contrast", "vscode-high-contrast"],
-        ["Default High Contrast Light", "Light High Contrast", "vscode-high-contrast-light"],
+        ["Dark Modern", "vscode-dark"],
+        ["Light Modern", "vscode-light"],
+        ["Dark High Contrast", "vscode-high-contrast"],
+        ["Light High Contrast", "vscode-high-contrast-light"],
       ];
       const figures = [];
       try {
-        for (const [id, label, kind] of themes) {
-          const how = await switchTheme(page, kindNow, id, label, kind);
+        for (const [label, kind] of themes) {
+          const how = await switchTheme(page, kindNow, label, kind);
           await page.waitForTimeout(500); // the theme's variables reach the webview with the kind
           const { codes } = await codeContrast(frame);
           if (!codes.some((c) => !c.block) || !codes.some((c) => c.block)) throw new Error(`${label}: expected an inline code span and a code block, got ${JSON.stringify(codes)}`);
@@ -589,7 +579,7 @@ async function main() {
       } finally {
         log(`code contrast: ${figures.join("; ")}`);
         await page.keyboard.press("Escape");
-        setUserSetting("workbench.colorTheme", undefined);
+        await switchTheme(page, kindNow, "Default").catch(() => undefined);
       }
     });
 
