@@ -23,6 +23,8 @@ export default tseslint.config(
       "src/settings.ts",
       "src/pythonEnv.ts",
       "src/protocol.ts",
+      "src/conversation.ts",
+      "src/suggestions.ts",
       "src/chatAnswer.ts",
       "src/chatHistory.ts",
       "src/features.ts",
@@ -35,7 +37,7 @@ export default tseslint.config(
     files: ["media/**/*.js"],
     languageOptions: {
       sourceType: "script",
-      globals: { window: "readonly", document: "readonly", HTMLElement: "readonly", acquireVsCodeApi: "readonly" },
+      globals: { window: "readonly", document: "readonly", HTMLElement: "readonly", setTimeout: "readonly", acquireVsCodeApi: "readonly" },
     },
   },
   {

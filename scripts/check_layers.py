@@ -101,7 +101,16 @@ INNER: dict[str, tuple[str, ...]] = {
 }
 
 # Client modules that must run under node without VS Code (unit-tested by `npm test`).
-CLIENT_PURE = ("render/", "format/", "locations.ts", "settings.ts", "pythonEnv.ts", "protocol.ts")
+CLIENT_PURE = (
+    "render/",
+    "format/",
+    "locations.ts",
+    "settings.ts",
+    "pythonEnv.ts",
+    "protocol.ts",
+    "conversation.ts",
+    "suggestions.ts",
+)
 _TS_IMPORT = re.compile(r"""(?:from\s+|require\(\s*|import\(\s*)["']([^"']+)["']""")
 
 

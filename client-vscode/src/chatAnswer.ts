@@ -43,7 +43,7 @@ function locationsById(answer: Pick<Answer, "citations" | "evidences">): Map<str
   const projects = new Map((answer.evidences ?? []).map((e) => [e.id, e.project]));
   for (const ev of answer.evidences ?? []) out.set(ev.id, { path: ev.path, startLine: ev.startLine, endLine: ev.endLine, project: ev.project });
   for (const c of answer.citations ?? []) {
-    out.set(c.id, { path: c.path, startLine: c.startLine, endLine: c.endLine, project: c.project ?? projects.get(c.id) });
+    out.set(c.id, { path: c.path, startLine: c.startLine, endLine: c.endLine, project: projects.get(c.id) });
   }
   return out;
 }

@@ -4,6 +4,7 @@
  * then finished with the state, confidence, evidence anchors/references and follow-ups.
  * Skipped quietly where the editor has no chat API.
  */
+import { askableSuggestions } from "./suggestions";
 import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
 import { answerParts, type ChatPart, escapeMarkdown } from "./chatAnswer";
@@ -101,7 +102,7 @@ export function createHandler(server: ServerController, log: vscode.LogOutputCha
       const answer = await Promise.race([server.request<Answer>(Methods.ask, params, token), cancelled]);
       if (!answer || token.isCancellationRequested) return { metadata };
       for (const part of answerParts(answer, streamed)) emit(stream, part);
-      metadata.suggestions = answer.suggestions ?? [];
+      metadata.suggestions = askableSuggestions(answer.suggestions);
       log.info(
         `@compass answered in conversation ${metadata.conversationId}: ${answer.state} ${answer.confidence?.score ?? "?"}, ` +
           `${answer.evidences?.length ?? 0} evidence, ${streamed.length} characters streamed`,

@@ -1,9 +1,9 @@
 /** Entry point: wires the server, status bar, commands and views. All logic stays in the server. */
 import * as vscode from "vscode";
-import { AnswerPanel } from "./answerPanel";
+import { ANSWER_VIEW_ID, AnswerView } from "./answerView";
 import { registerChatParticipant } from "./chatParticipant";
 import { registerMcpProvider } from "./mcpProvider";
-import { wireFileOf } from "./open";
+import { registerLineHighlight, wireFileOf } from "./open";
 import { Methods, type ReindexResult } from "./protocol";
 import { SHOW_REFERENCES, showReferences } from "./references";
 import { searchCode } from "./searchPick";
@@ -20,7 +20,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const server = new ServerController(context, log, keys);
   controller = server;
   const status = new StatusBar(server);
-  context.subscriptions.push(log, server, status);
+  const answers = new AnswerView(context, server, log);
+  context.subscriptions.push(
+    log,
+    server,
+    status,
+    answers,
+    registerLineHighlight(),
+    // Kept alive while hidden: a running answer keeps streaming into it.
+    vscode.window.registerWebviewViewProvider(ANSWER_VIEW_ID, answers, { webviewOptions: { retainContextWhenHidden: true } }),
+  );
 
   const askQuestion = async (): Promise<void> => {
     const query = await vscode.window.showInputBox({
@@ -30,7 +39,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       ignoreFocusOut: true,
       validateInput: (v) => (v.length > 500 ? "Keep the question under 500 characters." : undefined),
     });
-    if (query?.trim()) await AnswerPanel.show(context.extensionUri, server).ask(query.trim());
+    if (query?.trim()) await answers.ask(query.trim());
   };
 
   const askSelection = async (): Promise<void> => {
@@ -49,7 +58,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     });
     if (!query?.trim()) return;
     const file = wireFileOf(editor.document);
-    await AnswerPanel.show(context.extensionUri, server).ask(query.trim(), {
+    await answers.ask(query.trim(), {
       activeFile: file?.path,
       // Wire lines are 1-based inclusive.
       selection: { startLine: sel.start.line + 1, endLine: sel.end.line + 1, text },
@@ -73,11 +82,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   register("codeCompass.setApiKey", () => keys.promptAndStore());
   register("codeCompass.clearApiKey", () => keys.clear());
   register("codeCompass.showOutput", () => log.show());
-  register("codeCompass.newConversation", () => {
-    const panel = AnswerPanel.active;
-    if (panel) panel.newConversation();
-    else AnswerPanel.show(context.extensionUri, server);
+  register("codeCompass.newConversation", async () => {
+    answers.newConversation();
+    await answers.reveal(false);
   });
+  register("codeCompass.stopAnswer", () => answers.stop());
+  register("codeCompass.showAnswers", () => answers.reveal(false));
   register("codeCompass.restartServer", () => server.restart());
   register("codeCompass.showStatus", () => status.showDetails());
   register(SHOW_REFERENCES, showReferences);

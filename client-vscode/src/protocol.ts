@@ -1,7 +1,9 @@
 /**
- * The Code Compass JSON-RPC protocol, as the client sees it (one typed file, so the
- * contract with the Python server is read in one place). See docs/client.md and
- * docs/protocol.md. No vscode import: this file is shared by pure modules and tests.
+ * The Code Compass JSON-RPC protocol, as the client sees it. It mirrors the server's
+ * declaration, server/code_compass/lsp/protocol_types.py, interface for interface and field
+ * for field (tests/lsp/test_protocol_contract.py checks the names; test/contract.test.ts
+ * checks responses recorded from the real server against these types). See docs/protocol.md.
+ * No vscode import: this file is shared by pure modules and tests.
  */
 
 export const Methods = {
@@ -31,6 +33,7 @@ export interface SearchHit {
   startLine: number;
   endLine: number;
   score: number;
+  relevance: number;
   symbol: string | null;
   kind: string | null;
   language: string | null;
@@ -43,7 +46,7 @@ export interface SearchResult {
   /** One line, present when `hits` is empty: why nothing is shown. */
   reason?: string;
   /** Some project searched is still being embedded: lexical evidence plus the embedded part. */
-  partialIndex?: boolean;
+  partialIndex: boolean;
   tookMs: number;
 }
 
@@ -60,16 +63,20 @@ export interface HistoryMessage {
 }
 
 export interface AskParams {
-  query: string;
+  question?: string;
+  /** Synonym of `question`. */
+  query?: string;
   conversationId?: string;
   /** Earlier turns, oldest first; only needed when conversationId is new to the server. */
   history?: HistoryMessage[];
   /** Echoed in codeCompass/answerDelta so streamed text reaches the right view. */
-  requestId?: string;
+  requestId?: string | number;
   topK?: number;
   pathPrefix?: string;
   language?: string;
   minScore?: number;
+  mode?: SearchMode;
+  project?: string;
   /** Workspace-relative path ('/') of the active editor's file. */
   activeFile?: string;
   selection?: Selection;
@@ -80,9 +87,9 @@ export type Coverage = "high" | "medium" | "low" | "none";
 
 export interface Confidence {
   score: number;
-  components?: Record<string, number>;
-  caveats?: string[];
-  rules?: string[];
+  components: Record<string, number>;
+  caveats: string[];
+  rules: string[];
 }
 
 export interface Citation {
@@ -90,20 +97,86 @@ export interface Citation {
   path: string;
   startLine: number;
   endLine: number;
-  /** Not in the contract's citation shape, but hits carry it; used for multi-root. */
-  project?: string;
 }
 
 export interface Evidence extends SearchHit {
   id: string;
+  /** current | moved | edited: re-read from the editor buffer or disk. */
+  status: string;
+  /** [start, end] as indexed, when the passage moved or was edited. */
+  indexedLines?: number[];
+}
+
+export type Verdict = "supported" | "weak" | "unsupported" | "uncited";
+
+/** A claim-making sentence of the answer with its support verdict; offsets index `answer`. */
+export interface SentenceVerdict {
+  text: string;
+  start: number;
+  end: number;
+  /** One of Verdict today; a newer server may send others (shown neutrally). */
+  verdict: Verdict | string;
+  citations: string[];
+  support: number;
+}
+
+export interface DroppedEvidence {
+  path: string;
+  startLine: number;
+  endLine: number;
+  reason: string;
+}
+
+export interface QueryRendering {
+  language: string;
+  rewritten: string;
+  source: string;
+  added: string[];
+  llmCalled?: boolean;
+  tookMs?: number;
+  error?: string;
 }
 
 export interface AnswerMeta {
   llmCalled: boolean;
   model: string | null;
+  depth: string;
+  retries?: number;
+  /** The model call failed, e.g. "HTTP 401: invalid x-api-key". */
+  error?: string;
   tookMs: number;
   contextsUsed: number;
+  dropped: DroppedEvidence[];
+  redactions: number;
+  citationsRemoved: string[];
+  flags: string[];
+  questionLanguage: string;
+  tokensIn: number;
+  tokensOut: number;
+  query?: QueryRendering;
+  partialIndex: boolean;
+  embedEtaS?: number;
 }
+
+/**
+ * A suggestion that is an action rather than a question (a newer server may send these in
+ * `suggestions`): open the closest match, re-ask within a scope, ask a rephrasing. Kinds the
+ * client does not know are shown as text, without an action.
+ */
+export interface SuggestionAction {
+  kind: string;
+  label?: string;
+  text?: string;
+  query?: string;
+  path?: string;
+  startLine?: number;
+  endLine?: number;
+  project?: string;
+  pathPrefix?: string;
+  language?: string;
+}
+
+export type Suggestion = string | SuggestionAction;
 
 export interface Answer {
   state: AnswerState;
@@ -112,27 +185,20 @@ export interface Answer {
   depth: string;
   answer: string;
   citations: Citation[];
+  citationsUsed: string[];
   evidences: Evidence[];
-  suggestions: string[];
-  /** Each claim-making sentence with its support verdict; offsets index `answer`. */
-  sentences?: SentenceVerdict[];
+  suggestions: Suggestion[];
+  sentences: SentenceVerdict[];
   meta: AnswerMeta;
+  /** Why the depth controller chose `depth`. */
+  depthSignals: string[];
   /** Echo of the request's conversationId (null when none was sent). */
-  conversationId?: string | null;
+  conversationId: string | null;
 }
 
-export interface SentenceVerdict {
-  text: string;
-  start: number;
-  end: number;
-  verdict: "supported" | "weak" | "unsupported" | "uncited";
-  citations: string[];
-  support: number;
-}
-
-/** Streamed text while an ask runs; routed by conversationId (or requestId). */
+/** Streamed text while an ask runs; routed by requestId (or conversationId). */
 export interface AnswerDelta {
-  requestId?: string | number;
+  requestId: string | number;
   conversationId?: string;
   text: string;
 }
@@ -143,23 +209,63 @@ export interface ProjectState {
   name: string;
   root: string;
   state: ProjectStateName;
+  phase: string;
   files: number;
   chunks: number;
+  symbols: number;
   embedded: number;
   embedTotal: number;
+  /** Chunks embedded per second. */
+  embedRate: number;
+  /** Seconds until every chunk is embedded, when known. */
+  embedEtaS: number | null;
   errors: number;
-  skipped: number;
-  /** Optional: files expected in total while indexing (shown as files/filesTotal). */
-  filesTotal?: number;
-  /** Optional: a human-readable reason when state is "error". */
-  message?: string;
+  /** Files skipped, by reason (too_large, binary, parse_error, ...). */
+  skipped: Record<string, number>;
+  readOnly: boolean;
+  rebuilt: string;
+  storage: string;
+  indexing: boolean;
+  queued: boolean;
+  /** The last index pass failed: why. */
+  lastError?: string;
+}
+
+export interface FolderSettings {
+  include: string[];
+  exclude: string[];
+  maxFileSizeKb: number;
+  documentGlobs: string[];
+}
+
+export interface StatusProject extends ProjectState {
+  settings: FolderSettings;
+}
+
+export interface StatusSettings {
+  include: string[];
+  exclude: string[];
+  maxFileSizeKb: number;
+  documentGlobs: string[];
+  "embeddings.enabled": boolean;
+  "search.minScore": number;
+  "search.topK": number;
+  "llm.model": string;
+  "llm.maxTokens": number;
+  "llm.temperature": number;
+  "hover.enabled": boolean;
+  "codeLens.enabled": boolean;
 }
 
 export interface StatusResult {
-  projects: ProjectState[];
+  projects: StatusProject[];
   model: string | null;
+  /** on | off | why the embedding model could not load. */
+  embeddings: string;
   llmConfigured: boolean;
-  storage: string | null;
+  storage: string;
+  indexing: boolean;
+  settings: StatusSettings;
 }
 
 export interface IndexStateParams {
@@ -172,4 +278,5 @@ export interface ReindexParams {
 
 export interface ReindexResult {
   started: boolean;
+  projects: string[];
 }

@@ -83,6 +83,9 @@ export class ServerController implements vscode.Disposable {
           // folder's (workspace/configuration with scopeUri), so per-folder values reach it.
           didChangeConfiguration: (_sections, next) => next(undefined),
         },
+        // The status bar item is the one place that shows indexing (with its ETA): the
+        // server's work-done progress would add a second, disagreeing item.
+        handleWorkDoneProgress: () => undefined,
         provideCodeLenses: async (document, token, next) => (await next(document, token))?.map(fixLens),
         resolveCodeLens: async (lens, token, next) => {
           const resolved = await next(lens, token);

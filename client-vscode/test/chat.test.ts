@@ -9,24 +9,29 @@ import { CHAT_PARTICIPANT_ID, CHAT_PARTICIPANT_NAME, MCP_PROVIDER_ID, MCP_SERVER
 import { mcpCommandFor } from "../src/mcpCommand";
 import type { Answer, Evidence } from "../src/protocol";
 import { serverCommandFor } from "../src/pythonEnv";
+import { conf, meta } from "./samples";
 
 const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
 
 function evidence(id: string, path: string, startLine: number, endLine: number, extra: Partial<Evidence> = {}): Evidence {
-  return { id, path, startLine, endLine, score: 0.91, symbol: null, kind: null, language: "python", project: "app", snippet: "", ...extra };
+  return { id, path, startLine, endLine, score: 0.91, relevance: 0.8, status: "current", symbol: null, kind: null, language: "python", project: "app", snippet: "", ...extra };
 }
 
 function answer(overrides: Partial<Answer> = {}): Answer {
   return {
+    citationsUsed: ["E1"],
+    sentences: [],
+    depthSignals: [],
+    conversationId: null,
     state: "OK",
-    confidence: { score: 82.4, caveats: [] },
+    confidence: conf({ score: 82.4, caveats: [] }),
     coverage: "high",
     depth: "D2",
     answer: "The parser lives in `parse_config` [E1], tested in [E2, E9].",
     citations: [{ id: "E1", path: "pkg/config.py", startLine: 10, endLine: 24 }],
     evidences: [evidence("E1", "pkg/config.py", 10, 24, { symbol: "parse_config" }), evidence("E2", "tests/test_config.py", 3, 3)],
     suggestions: ["Where is parse_config called?"],
-    meta: { llmCalled: true, model: "claude", tookMs: 120, contextsUsed: 2 },
+    meta: meta({ llmCalled: true, model: "claude", tookMs: 120, contextsUsed: 2 }),
     ...overrides,
   };
 }
@@ -45,7 +50,7 @@ describe("answer → chat parts", () => {
 
   it("shows state, confidence and coverage, and says when no model was called", () => {
     assert.equal(statusLine(answer()), "**OK · 82** · coverage high · depth D2");
-    const extractive = statusLine(answer({ state: "PARTIAL", confidence: { score: 140 }, coverage: "low", meta: { llmCalled: false, model: null, tookMs: 1, contextsUsed: 1 } }));
+    const extractive = statusLine(answer({ state: "PARTIAL", confidence: conf({ score: 140 }), coverage: "low", meta: meta({ llmCalled: false, model: null, tookMs: 1, contextsUsed: 1 }) }));
     assert.equal(extractive, "**PARTIAL · 100** · coverage low · depth D2 · extractive (no model was called)");
     assert.match(markdownOf(answerParts(answer())), /\*\*OK · 82\*\* · coverage high/);
   });
@@ -74,7 +79,7 @@ describe("answer → chat parts", () => {
   it("shows caveats and handles an answer with no evidence (the refusal)", () => {
     const refusal = answer({
       state: "FAIL",
-      confidence: { score: 0, caveats: ["no evidence above minScore 0.6"] },
+      confidence: conf({ score: 0, caveats: ["no evidence above minScore 0.6"] }),
       coverage: "none",
       answer: "Not found in the indexed code.",
       citations: [],

@@ -27,16 +27,16 @@ describe("python checks", () => {
 });
 
 describe("search hit items", () => {
-  const hit = { path: "pkg/m.py", startLine: 7, endLine: 9, score: 0.8765, symbol: "load", kind: "function", language: "python", project: "app", snippet: "def load():\n    return   1" };
+  const hit = { path: "pkg/m.py", startLine: 7, endLine: 9, score: 0.8765, relevance: 0.7, symbol: "load", kind: "function", language: "python", project: "app", snippet: "def load():\n    return   1" };
   it("formats symbol — path:line with score and a one-line snippet", () => {
     assert.deepEqual(hitItemText(hit, false), { label: "load — pkg/m.py:7", description: "function · score 0.88", detail: "def load(): return 1" });
     assertPartial(hitItemText({ ...hit, symbol: null, kind: null }, true), { label: "pkg/m.py:7", description: "score 0.88 · app" });
   });
   it("shows the server's reason when nothing is found, and says when the index is partial", () => {
     const reason = "nothing in this workspace matches “kafka consumers”";
-    assert.equal(searchPlaceholder({ hits: [], reason }, "Search"), reason);
-    assert.equal(searchPlaceholder({ hits: [] }, "Search"), "No evidence above the minimum score — try other words");
-    assert.equal(searchPlaceholder({ hits: [hit] }, "Search"), "Search");
+    assert.equal(searchPlaceholder({ hits: [], reason, partialIndex: false }, "Search"), reason);
+    assert.equal(searchPlaceholder({ hits: [], partialIndex: false }, "Search"), "No evidence above the minimum score — try other words");
+    assert.equal(searchPlaceholder({ hits: [hit], partialIndex: false }, "Search"), "Search");
     assert.match(searchPlaceholder({ hits: [hit], partialIndex: true }, "Search"), /^Search \(embeddings still running/);
   });
   it("truncates long snippets", () => {

@@ -13,11 +13,16 @@ import {
 } from "../src/render/answer";
 import { escapeHtml } from "../src/render/escape";
 import { renderMarkdown } from "../src/render/markdown";
+import { conf, meta } from "./samples";
 
 function answer(overrides: Partial<Answer> = {}): Answer {
   return {
+    citationsUsed: ["E1"],
+    sentences: [],
+    depthSignals: [],
+    conversationId: null,
     state: "OK",
-    confidence: { score: 82, components: {}, caveats: [] },
+    confidence: conf({ score: 82 }),
     coverage: "high",
     depth: "D2",
     answer: "The parser lives in `parse_config` [E1].",
@@ -34,10 +39,12 @@ function answer(overrides: Partial<Answer> = {}): Answer {
         language: "python",
         project: "app",
         snippet: "def parse_config(path):",
+        relevance: 0.8,
+        status: "current",
       },
     ],
     suggestions: [],
-    meta: { llmCalled: true, model: "claude", tookMs: 120, contextsUsed: 1 },
+    meta: meta({ llmCalled: true, model: "claude", tookMs: 120, contextsUsed: 1 }),
     ...overrides,
   };
 }
@@ -84,7 +91,9 @@ describe("renderMarkdown", () => {
   });
 
   it("keeps an unterminated fence (mid-stream) as code", () => {
-    assert.equal(renderMarkdown("```\nx < y", none), "<pre><code>x &lt; y</code></pre>");
+    const html = renderMarkdown("```\nx < y", none);
+    assert.ok(html.includes("<pre><code>x &lt; y</code></pre>"), html);
+    assert.ok(html.includes('class="copy-code"'), "code blocks get a copy button");
   });
 });
 
@@ -97,7 +106,7 @@ describe("badges", () => {
   ];
   for (const [state, cls] of cases) {
     it(`state ${state} gets class ${cls} and the score · state label`, () => {
-      const html = renderBadges(answer({ state, confidence: { score: 41.6 } }));
+      const html = renderBadges(answer({ state, confidence: conf({ score: 41.6 }) }));
       assert.ok(html.includes(`badge confidence ${cls}`));
       assert.ok(html.includes(`42 · ${state}`));
     });
@@ -110,12 +119,12 @@ describe("badges", () => {
   });
 
   it("clamps the score into 0..100", () => {
-    assert.equal(confidenceLabel({ state: "OK", confidence: { score: 140 } }), "100 · OK");
-    assert.equal(confidenceLabel({ state: "FAIL", confidence: { score: Number.NaN } }), "0 · FAIL");
+    assert.equal(confidenceLabel({ state: "OK", confidence: conf({ score: 140 }) }), "100 · OK");
+    assert.equal(confidenceLabel({ state: "FAIL", confidence: conf({ score: Number.NaN }) }), "0 · FAIL");
   });
 
   it("shows coverage, depth and an extractive tag when no model was called", () => {
-    const html = renderBadges(answer({ coverage: "low", depth: "D1", meta: { llmCalled: false, model: null, tookMs: 1, contextsUsed: 1 } }));
+    const html = renderBadges(answer({ coverage: "low", depth: "D1", meta: meta({ llmCalled: false, model: null, tookMs: 1, contextsUsed: 1 }) }));
     assert.ok(html.includes("coverage: low"));
     assert.ok(html.includes(">D1<"));
     assert.ok(html.includes("extractive"));
@@ -129,7 +138,7 @@ describe("renderTurn", () => {
       suggestions: ['Ask about <script>"x"</script>'],
       evidences: [{ ...answer().evidences[0], path: "a/<b>.py", symbol: "<i>sym</i>" }],
     });
-    const html = renderTurn({ question: "why <b>?</b>", streamed: "", answer: a }, 0);
+    const html = renderTurn({ question: "why <b>?</b>", phase: "done", streamed: "", answer: a }, 0);
     assert.ok(html.includes("why &lt;b&gt;?&lt;/b&gt;"));
     assert.ok(html.includes("a/&lt;b&gt;.py:10-24"));
     assert.ok(html.includes("&lt;i&gt;sym&lt;/i&gt;"));
@@ -138,29 +147,29 @@ describe("renderTurn", () => {
   });
 
   it("lists evidences with scores as clickable links", () => {
-    const html = renderTurn({ question: "q", streamed: "", answer: answer() }, 2);
+    const html = renderTurn({ question: "q", phase: "done", streamed: "", answer: answer() }, 2);
     assert.ok(html.includes('data-turn="2" data-evidence="E1"'));
     assert.ok(html.includes(">0.91<"));
     assert.ok(html.includes("Evidence (1)"));
   });
 
   it("shows streamed text while pending, without links", () => {
-    const html = renderTurn({ question: "q", streamed: "Partial **text** [E1]" }, 0);
-    assert.ok(html.includes("Searching the evidence"));
+    const html = renderTurn({ question: "q", phase: "streaming", streamed: "Partial **text** [E1]" }, 0);
+    assert.ok(html.includes("The model is writing"));
     assert.ok(html.includes("<strong>text</strong>"));
     assert.ok(!html.includes("data-cite"));
   });
 
   it("shows errors escaped", () => {
-    const html = renderTurn({ question: "q", streamed: "", error: "bad <input>" }, 0);
+    const html = renderTurn({ question: "q", phase: "error", streamed: "", error: "bad <input>" }, 0);
     assert.ok(html.includes('<div class="error" role="alert">bad &lt;input&gt;</div>'));
   });
 
   it("renders an empty conversation hint and one section per turn", () => {
     assert.ok(renderConversation([]).includes("Ask a question"));
     const html = renderConversation([
-      { question: "a", streamed: "", answer: answer() },
-      { question: "b", streamed: "" },
+      { question: "a", phase: "done", streamed: "", answer: answer() },
+      { question: "b", phase: "searching", streamed: "" },
     ]);
     assert.equal(html.match(/<section class="turn"/g)?.length, 2);
   });

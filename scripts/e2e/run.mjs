@@ -94,8 +94,14 @@ async function startFakeAnthropic(dir) {
   fs.writeFileSync(
     replies,
     JSON.stringify({
+      // Streamed slowly (about 3 s) so "stop" can be pressed mid-answer; a code span and a
+      // code block give the theme check code to measure.
       default: {
-        text: "`circle_area` returns the area of a circle: pi times the radius squared {cite:E1}. The README documents it too.",
+        text:
+          "`circle_area` returns the area of a circle: pi times the radius squared {cite:E1}. The README documents it too.\n\n" +
+          "```python\nreturn math.pi * radius**2\n```",
+        chunk_size: 12,
+        chunk_delay: 0.2,
       },
     }),
   );
@@ -329,6 +335,78 @@ function answerFrame(page) {
   return page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
 }
 
+/**
+ * Switch the color theme with the fixture extension's "E2E: Theme <label>" command (a
+ * configuration update); if the webview's theme kind has not followed, the theme picker.
+ */
+async function switchTheme(page, kindNow, label, kind) {
+  await runPaletteCommand(page, `E2E: Theme ${label}`);
+  if (!kind) return "command";
+  try {
+    await waitFor(async () => (await kindNow()) === kind, 15_000, `theme kind ${kind}`);
+    return "command";
+  } catch {
+    log(`theme ${label} not applied by the command (kind ${await kindNow().catch(() => "?")}); using the theme picker`);
+  }
+  await runPaletteCommand(page, "Preferences: Color Theme");
+  await waitForCommandInput(page);
+  await page.keyboard.type(label, { delay: 10 });
+  await page.waitForTimeout(500); // the list filters to the one theme with this label, focused
+  await page.keyboard.press("Enter");
+  await waitFor(async () => (await kindNow()) === kind, 20_000, `theme kind ${kind} (now ${await kindNow().catch(() => "?")})`);
+  return "picker";
+}
+
+/**
+ * WCAG contrast of every code element of the answers (inline spans and blocks): the text's
+ * colour against the background actually behind it (ancestors' backgrounds composited, the
+ * view's own background at the root). Runs inside the webview.
+ */
+async function codeContrast(frame) {
+  return frame.locator("body").evaluate(() => {
+    const probe = document.createElement("span");
+    document.body.appendChild(probe);
+    const rgba = (css) => {
+      probe.style.color = "";
+      probe.style.color = css;
+      const c = getComputedStyle(probe).color;
+      const m = /rgba?\(([^)]+)\)/.exec(c) || /color\(srgb ([^)]+)\)/.exec(c);
+      if (!m) return [0, 0, 0, 0];
+      const parts = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+      const scale = c.startsWith("color(") ? 255 : 1;
+      return [parts[0] * scale, parts[1] * scale, parts[2] * scale, parts.length > 3 ? parts[3] : 1];
+    };
+    const over = (top, bottom) => {
+      const a = top[3] + bottom[3] * (1 - top[3]);
+      if (a === 0) return [0, 0, 0, 0];
+      return [0, 1, 2].map((i) => (top[i] * top[3] + bottom[i] * bottom[3] * (1 - top[3])) / a).concat([a]);
+    };
+    const rootVar = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+    const viewBg = rgba(rootVar("--vscode-panel-background") || rootVar("--vscode-sideBar-background") || rootVar("--vscode-editor-background"));
+    const background = (el) => {
+      const layers = [];
+      for (let e = el; e; e = e.parentElement) layers.push(rgba(getComputedStyle(e).backgroundColor));
+      return layers.reduceRight((acc, layer) => over(layer, acc), [viewBg[0], viewBg[1], viewBg[2], 1]);
+    };
+    const lum = (c) => {
+      const ch = c.slice(0, 3).map((v) => {
+        const x = v / 255;
+        return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2];
+    };
+    const out = [];
+    for (const code of document.querySelectorAll(".answer-text code")) {
+      const bg = background(code);
+      const fg = over(rgba(getComputedStyle(code).color), bg);
+      const [l1, l2] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+      out.push({ text: code.textContent.slice(0, 30), block: !!code.closest("pre"), ratio: (l1 + 0.05) / (l2 + 0.05) });
+    }
+    probe.remove();
+    return { kind: document.body.dataset.vscodeThemeKind || document.body.className, codes: out };
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
@@ -449,13 +527,60 @@ async function main() {
       await page.keyboard.type("How is the area of a circle computed?", { delay: 5 });
       await page.keyboard.press("Enter");
       const frame = answerFrame(page);
-      await frame.locator(".answer-text").first().waitFor({ timeout: 60_000 });
-      const text = await frame.locator(".answer-text").first().innerText();
+      const finished = frame.locator('section.turn[data-phase="done"] .answer-text').first();
+      await finished.waitFor({ timeout: 60_000 });
+      const text = await finished.innerText();
       if (!/circle/i.test(text)) throw new Error(`answer text was: ${text}`);
       const badge = (await frame.locator(".badge.confidence").first().innerText()).trim();
       if (!/^\d{1,3} · (OK|PARTIAL|AMBIGUOUS|FAIL)$/.test(badge)) throw new Error(`badge was: ${badge}`);
       await frame.locator(".evidences li").first().waitFor({ timeout: 5000 });
-      log(`answer badge "${badge}"; answer: ${text.slice(0, 160)}`);
+      // The reply's second sentence cites nothing: the server's verdict is marked in the text.
+      const uncited = frame.locator('section.turn[data-phase="done"] .claim-uncited').first();
+      await uncited.waitFor({ timeout: 5000 });
+      log(`answer badge "${badge}"; marked uncited: "${await uncited.innerText()}"; answer: ${text.slice(0, 160)}`);
+    });
+
+    await check(page, "the answer view lives in the Code Compass panel, not in an editor tab", async () => {
+      const panel = page.locator(".part.panel");
+      await panel.waitFor({ state: "visible", timeout: 10_000 });
+      const title = (await panel.locator(".composite.title, .title-label").first().innerText({ timeout: 2000 }).catch(() => "?")).trim();
+      const pbox = await panel.boundingBox();
+      const fbox = await page.locator("iframe.webview.ready").first().boundingBox();
+      const inside = pbox && fbox && fbox.x >= pbox.x - 1 && fbox.y >= pbox.y - 1 && fbox.y + fbox.height <= pbox.y + pbox.height + 1;
+      if (!inside) throw new Error(`the answer webview ${JSON.stringify(fbox)} is not inside the panel ${JSON.stringify(pbox)}`);
+      const tabs = await page.locator(".editor-group-container .tab", { hasText: "Code Compass" }).count();
+      if (tabs) throw new Error(`${tabs} editor tab(s) named Code Compass`);
+      await shot(page, "answer-view-in-panel");
+      log(`answer view in the panel (title "${title}"), no editor tab`);
+    });
+
+    await check(page, "code in answers is readable in all four theme kinds (contrast >= 4.5:1)", async () => {
+      const frame = answerFrame(page);
+      const kindNow = () => frame.locator("body").getAttribute("data-vscode-theme-kind");
+      // VS Code 1.139's built-in themes (their labels) and the kind each gives the webview.
+      const themes = [
+        ["Dark Modern", "vscode-dark"],
+        ["Light Modern", "vscode-light"],
+        ["Dark High Contrast", "vscode-high-contrast"],
+        ["Light High Contrast", "vscode-high-contrast-light"],
+      ];
+      const figures = [];
+      try {
+        for (const [label, kind] of themes) {
+          const how = await switchTheme(page, kindNow, label, kind);
+          await page.waitForTimeout(500); // the theme's variables reach the webview with the kind
+          const { codes } = await codeContrast(frame);
+          if (!codes.some((c) => !c.block) || !codes.some((c) => c.block)) throw new Error(`${label}: expected an inline code span and a code block, got ${JSON.stringify(codes)}`);
+          const min = Math.min(...codes.map((c) => c.ratio));
+          figures.push(`${label} (${how}): min ${min.toFixed(2)} (${codes.map((c) => `${c.block ? "block" : "span"} ${c.ratio.toFixed(2)}`).join(", ")})`);
+          await shot(page, `theme-${kind}`);
+          if (min < 4.5) throw new Error(`${label}: code contrast ${min.toFixed(2)} < 4.5 (${JSON.stringify(codes)})`);
+        }
+      } finally {
+        log(`code contrast: ${figures.join("; ")}`);
+        await page.keyboard.press("Escape");
+        await switchTheme(page, kindNow, "Default").catch(() => undefined);
+      }
     });
 
     await check(page, "a citation link opens the cited file at its lines", async () => {
@@ -472,7 +597,15 @@ async function main() {
         const cur = await cursorStatus(page);
         return cur.line >= Number(start) && cur.line <= Number(end ?? start);
       }, 10_000, `cursor within ${rel}:${start}-${end ?? start}`);
-      log(`citation ${title} opened; cursor ${(await cursorStatus(page)).text}`);
+      // Highlighted by a whole-line decoration, not selected (typing must not replace code).
+      const cur = await cursorStatus(page);
+      if (cur.selected) throw new Error(`the citation selected text: ${cur.text}`);
+      const lines = Number(end ?? start) - Number(start) + 1;
+      const editor = page.locator(".editor-group-container.active .monaco-editor").first();
+      const decorated = editor.locator('.view-overlays div[class*="ced-"]');
+      await waitFor(async () => (await decorated.count()) >= Math.min(lines, 3), 5000, "the cited lines' highlight decoration");
+      await shot(page, "citation-highlight");
+      log(`citation ${title} opened; cursor ${cur.text}; ${await decorated.count()} highlighted line overlays, nothing selected`);
     });
 
     await check(page, "Search Code finds a hit and opens it", async () => {
@@ -524,6 +657,45 @@ async function main() {
       await frame.locator("section.turn").nth(2).locator(".badge.confidence").waitFor({ timeout: 60_000 });
       const q = await frame.locator("section.turn").nth(2).locator(".question").innerText();
       if (!/What does this code do\?/.test(q)) throw new Error(`question was ${q}`);
+    });
+
+    await check(page, "stop cancels a streaming answer", async () => {
+      const frame = answerFrame(page);
+      const before = await frame.locator("section.turn").count();
+      await frame.locator("#ask-input").click();
+      await page.keyboard.type("How does rectangle_area compute its result?", { delay: 5 });
+      await page.keyboard.press("Enter");
+      const turn = frame.locator("section.turn").nth(before);
+      await waitFor(async () => (await turn.getAttribute("data-phase")) === "streaming", 60_000, "the answer streaming");
+      await frame.locator("#stop-button").click();
+      await waitFor(async () => (await turn.getAttribute("data-phase")) === "stopped", 3000, "the turn marked stopped");
+      await frame.locator("#ask-button").waitFor({ state: "visible", timeout: 3000 });
+      await page.waitForTimeout(4000); // the full reply would have finished streaming by now
+      const phase = await turn.getAttribute("data-phase");
+      if (phase !== "stopped") throw new Error(`after stop the turn became ${phase}`);
+      // The server answers a $/cancelRequest with RequestCancelled (-32800); the view logs it.
+      const cancelled = () => /ask \S+: cancelled by the server \(RequestCancelled\) \d+ ms after stop/.exec(extensionLog(cs.ud));
+      await waitFor(async () => cancelled(), 10_000, "the server's RequestCancelled answer in the log");
+      await shot(page, "stopped");
+      log(`stopped mid-stream: "${(await turn.innerText()).replace(/\s+/g, " ").slice(0, 120)}"; ${cancelled()[0]}`);
+    });
+
+    await check(page, "the conversation survives a window reload", async () => {
+      const frame = answerFrame(page);
+      const turns = await frame.locator("section.turn").count();
+      const first = (await frame.locator("section.turn").first().locator(".q-text").innerText()).trim();
+      await page.reload();
+      await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+      await page.locator(".explorer-folders-view .monaco-list-row").first().waitFor({ timeout: 60_000 });
+      await waitFor(async () => /Compass ready/.test(await status.innerText()), READY_TIMEOUT_MS, "status 'Compass ready' after the reload");
+      await runPaletteCommand(page, "Code Compass: Show Answers");
+      const restored = answerFrame(page);
+      await waitFor(async () => (await restored.locator("section.turn").count()) === turns, 30_000, `${turns} turns restored`);
+      const again = (await restored.locator("section.turn").first().locator(".q-text").innerText()).trim();
+      if (again !== first) throw new Error(`first question was "${first}", restored "${again}"`);
+      await restored.locator("section.turn").first().locator(".answer-text").waitFor({ timeout: 5000 });
+      await shot(page, "restored-after-reload");
+      log(`${turns} turns restored after the reload`);
     });
 
     await check(page, "MCP: List Servers shows the Code Compass server", async () => {

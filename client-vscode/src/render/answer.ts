@@ -2,17 +2,14 @@
  * Pure HTML rendering of the answer view (no vscode import, unit-tested).
  * Every string that came from the server goes through escapeHtml or renderMarkdown.
  */
+import { contextLabel, keyProblem, type Turn } from "../conversation";
 import type { Answer, AnswerState, Citation, Coverage, Evidence } from "../protocol";
+import { type SuggestionView, suggestionViews } from "../suggestions";
 import { escapeHtml } from "./escape";
 import { type CitationLookup, renderMarkdown } from "./markdown";
+import { applyMarks, verdictSummary, withSentinels } from "./verdicts";
 
-export interface Turn {
-  question: string;
-  /** Text streamed so far (answerDelta), shown until the final answer arrives. */
-  streamed: string;
-  answer?: Answer;
-  error?: string;
-}
+export type { Turn } from "../conversation";
 
 const STATES: readonly AnswerState[] = ["OK", "PARTIAL", "AMBIGUOUS", "FAIL"];
 const COVERAGES: readonly Coverage[] = ["high", "medium", "low", "none"];
@@ -36,6 +33,8 @@ export function confidenceLabel(answer: Pick<Answer, "state" | "confidence">): s
   return `${confidenceScore(answer)} · ${answer.state}`;
 }
 
+const SET_KEY_BUTTON = `<button class="secondary set-key" type="button" data-action="setApiKey">Set API Key</button>`;
+
 export function renderBadges(answer: Answer): string {
   const parts = [
     `<span class="badge confidence ${stateClass(answer.state)}" title="confidence score and state">` +
@@ -44,9 +43,10 @@ export function renderBadges(answer: Answer): string {
       `coverage: ${escapeHtml(String(answer.coverage))}</span>`,
     `<span class="badge depth" title="context depth used">${escapeHtml(String(answer.depth))}</span>`,
   ];
-  if (answer.meta && !answer.meta.llmCalled) {
+  if (answer.meta && !answer.meta.llmCalled && answer.state !== "FAIL") {
     parts.push(
       `<span class="badge extractive" title="no language model was called: the text is taken from the evidence">extractive</span>`,
+      SET_KEY_BUTTON,
     );
   }
   return `<div class="badges">${parts.join("")}</div>`;
@@ -83,12 +83,23 @@ function renderEvidence(evidences: Evidence[], turn: number): string {
   return `<details class="evidences" open><summary>Evidence (${evidences.length})</summary><ol>${items}</ol></details>`;
 }
 
-function renderSuggestions(suggestions: string[]): string {
-  if (!suggestions.length) return "";
-  const buttons = suggestions
-    .map((s) => `<button class="suggestion" type="button" data-ask="${escapeHtml(s)}">${escapeHtml(s)}</button>`)
-    .join("");
-  return `<div class="suggestions"><div class="label">Try asking</div>${buttons}</div>`;
+function renderSuggestion(s: SuggestionView, turn: number, index: number): string {
+  const label = escapeHtml(s.label);
+  switch (s.action) {
+    case "ask":
+      return `<button class="suggestion" type="button" data-ask="${escapeHtml(s.query)}">${label}</button>`;
+    case "open":
+    case "scope":
+      return `<button class="suggestion" type="button" data-turn="${turn}" data-suggestion="${index}">${label}</button>`;
+    case "none":
+      return `<div class="suggestion-text">${label}</div>`;
+  }
+}
+
+function renderSuggestions(raw: unknown[] | undefined, turn: number): string {
+  const views = suggestionViews(raw);
+  if (!views.length) return "";
+  return `<div class="suggestions"><div class="label">Suggestions</div>${views.map((s, i) => renderSuggestion(s, turn, i)).join("")}</div>`;
 }
 
 function renderCaveats(caveats: string[] | undefined): string {
@@ -96,33 +107,73 @@ function renderCaveats(caveats: string[] | undefined): string {
   return `<ul class="caveats">${caveats.map((c) => `<li>${escapeHtml(c)}</li>`).join("")}</ul>`;
 }
 
-export function renderTurn(turn: Turn, index: number): string {
-  const question = `<div class="question"><span class="q-mark">Q</span> ${escapeHtml(turn.question)}</div>`;
-  let body: string;
-  if (turn.error !== undefined) {
-    body = `<div class="error" role="alert">${escapeHtml(turn.error)}</div>`;
-  } else if (turn.answer) {
-    const a = turn.answer;
-    body =
-      renderBadges(a) +
-      renderCaveats(a.confidence?.caveats) +
-      `<div class="answer-text">${renderMarkdown(a.answer ?? "", citationLookup(a), index)}</div>` +
-      renderSuggestions(a.suggestions ?? []) +
-      renderEvidence(a.evidences ?? [], index);
-  } else {
-    const streamed = turn.streamed
-      ? `<div class="answer-text streaming">${renderMarkdown(turn.streamed, () => undefined, index)}</div>`
-      : "";
-    body = `<div class="pending" aria-busy="true">Searching the evidence…</div>${streamed}`;
-  }
-  return `<section class="turn" data-turn="${index}">${question}${body}</section>`;
+/** The answer's text, with unsupported and uncited sentences marked inline. */
+export function renderAnswerText(answer: Answer, index: number): string {
+  const marked = withSentinels(answer.answer ?? "", answer.sentences);
+  const html = applyMarks(renderMarkdown(marked, citationLookup(answer), index), answer.sentences);
+  const summary = verdictSummary(answer.sentences);
+  const legend = summary ? `<div class="verdicts" role="note">${escapeHtml(summary)} (marked in the text)</div>` : "";
+  return `<div class="answer-text">${html}</div>${legend}`;
 }
 
-export function renderConversation(turns: Turn[]): string {
+function keyNotice(detail: string): string {
+  return (
+    `<div class="notice key-problem" role="alert"><span>The Anthropic API key is missing or was rejected` +
+    `${detail ? ` (${escapeHtml(detail)})` : ""}: no answer was written. The evidence found is listed below.</span>` +
+    `${SET_KEY_BUTTON}</div>`
+  );
+}
+
+function actions(index: number, turn: Turn, isLast: boolean): string {
+  const buttons: string[] = [];
+  if (turn.answer?.answer) buttons.push(`<button class="link" type="button" data-action="copyAnswer" data-turn="${index}">Copy answer</button>`);
+  if (isLast) buttons.push(`<button class="link" type="button" data-action="retry" data-turn="${index}">Retry</button>`);
+  return buttons.length ? `<div class="turn-actions">${buttons.join("")}</div>` : "";
+}
+
+export interface RenderOptions {
+  /** Whether answers are written by a model (an API key is set): the waiting label says so. */
+  llmConfigured?: boolean;
+}
+
+/** What the view says while a turn waits: accurate to what the server is doing. */
+export function pendingLabel(turn: Turn, options: RenderOptions): string {
+  if (turn.phase === "streaming") return "The model is writing…";
+  return options.llmConfigured === false ? "Searching the evidence…" : "Searching the evidence, then waiting for the model…";
+}
+
+export function renderTurn(turn: Turn, index: number, options: RenderOptions = {}, isLast = true): string {
+  const ctx = contextLabel(turn.context);
+  const question =
+    `<div class="question"><span class="q-mark" aria-hidden="true">Q</span> <span class="q-text">${escapeHtml(turn.question)}</span>` +
+    `<button class="link edit" type="button" data-action="edit" data-turn="${index}" title="Edit this question and ask it again">Edit</button></div>` +
+    (ctx ? `<div class="q-context">about ${escapeHtml(ctx)}</div>` : "");
+  let body: string;
+  const streamed = (cls: string): string =>
+    turn.streamed ? `<div class="answer-text ${cls}">${renderMarkdown(turn.streamed, () => undefined, index)}</div>` : "";
+  if (turn.error !== undefined) {
+    body = keyProblem(undefined, turn.error) ? keyNotice("") : `<div class="error" role="alert">${escapeHtml(turn.error)}</div>`;
+  } else if (turn.answer) {
+    const a = turn.answer;
+    const rejected = keyProblem(a);
+    body =
+      (rejected ? keyNotice(a.meta?.error ?? "") : renderBadges(a) + renderCaveats(a.confidence?.caveats) + renderAnswerText(a, index)) +
+      renderSuggestions(a.suggestions, index) +
+      renderEvidence(a.evidences ?? [], index);
+  } else if (turn.phase === "stopped") {
+    body = `${streamed("stopped")}<div class="pending">Stopped.</div>`;
+  } else {
+    body = `<div class="pending" aria-busy="true"><span class="spinner" aria-hidden="true"></span>${escapeHtml(pendingLabel(turn, options))}</div>${streamed("streaming")}`;
+  }
+  const done = turn.phase !== "searching" && turn.phase !== "streaming";
+  return `<section class="turn" data-turn="${index}" data-phase="${turn.phase}">${question}${body}${done ? actions(index, turn, isLast) : ""}</section>`;
+}
+
+export function renderConversation(turns: Turn[], options: RenderOptions = {}): string {
   if (!turns.length) {
     return `<div class="empty">Ask a question about this workspace. Every answer cites the files and lines it is based on.</div>`;
   }
-  return turns.map((t, i) => renderTurn(t, i)).join("\n");
+  return turns.map((t, i) => renderTurn(t, i, options, i === turns.length - 1)).join("\n");
 }
 
 export interface PageAssets {
@@ -151,10 +202,15 @@ export function renderPage(assets: PageAssets, initialBody: string): string {
 <title>Code Compass</title>
 </head>
 <body>
+<header id="toolbar" hidden><label for="history">Conversation</label> <select id="history"></select></header>
 <main id="conversation" aria-live="polite">${initialBody}</main>
 <form id="ask-form" autocomplete="off">
-<input id="ask-input" type="text" maxlength="500" placeholder="Ask a follow-up question…" aria-label="Follow-up question">
+<div id="editing" hidden><span id="editing-label"></span> <button class="link" type="button" id="cancel-edit">Cancel</button></div>
+<div class="ask-row">
+<textarea id="ask-input" rows="1" maxlength="500" placeholder="Ask a question about this workspace…" aria-label="Question"></textarea>
 <button id="ask-button" type="submit">Ask</button>
+<button id="stop-button" type="button" class="secondary" hidden title="Stop this answer">Stop</button>
+</div>
 </form>
 <script nonce="${assets.nonce}" src="${escapeHtml(assets.scriptUri)}"></script>
 </body>

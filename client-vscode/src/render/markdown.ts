@@ -114,7 +114,11 @@ export function renderMarkdown(source: string, lookup: CitationLookup, turn = 0)
       switch (block.kind) {
         case "code": {
           const lang = block.lang ? ` data-lang="${escapeHtml(block.lang)}"` : "";
-          return `<pre><code${lang}>${escapeHtml(block.lines.join("\n"))}</code></pre>`;
+          // The copy button is handled by the webview script (it copies the code element's text).
+          return (
+            `<div class="code-block"><button class="copy-code" type="button" title="Copy code" aria-label="Copy code">Copy</button>` +
+            `<pre><code${lang}>${escapeHtml(block.lines.join("\n"))}</code></pre></div>`
+          );
         }
         case "heading": {
           // Answers live under the question's own heading: demote to h3..h6.

@@ -14,6 +14,15 @@ const MODEL = {
   capabilities: { toolCalling: true },
 };
 
+// VS Code 1.139's built-in theme ids; undefined: back to the default.
+const THEMES = {
+  darkModern: "Dark Modern",
+  lightModern: "Light Modern",
+  darkHighContrast: "Default High Contrast",
+  lightHighContrast: "Default High Contrast Light",
+  default: undefined,
+};
+
 exports.activate = (context) => {
   context.subscriptions.push(
     vscode.lm.registerLanguageModelChatProvider("e2e-fake", {
@@ -27,6 +36,13 @@ exports.activate = (context) => {
     // can select a model by vendor, which is all the test needs.
     vscode.commands.registerCommand("e2eFakeModel.selectInChat", () =>
       vscode.commands.executeCommand("workbench.action.chat.open", { modelSelector: { vendor: "e2e-fake" } }),
+    ),
+    // The theme check switches themes through the configuration service: editing the settings
+    // file depends on a file watcher, which did not fire in code-server here.
+    ...Object.entries(THEMES).map(([key, id]) =>
+      vscode.commands.registerCommand(`e2eFakeModel.theme.${key}`, () =>
+        vscode.workspace.getConfiguration("workbench").update("colorTheme", id, vscode.ConfigurationTarget.Global),
+      ),
     ),
   );
 };

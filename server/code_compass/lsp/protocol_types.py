@@ -1,0 +1,341 @@
+"""The custom part of the language-server protocol, declared once: every `codeCompass/*`
+method's params and result, and the notifications' payloads.
+
+The handlers build plain JSON; these TypedDicts say what that JSON is. The VS Code client's
+`client-vscode/src/protocol.ts` declares the same names with the same fields, and
+`tests/lsp/test_protocol_contract.py` holds all three together: it calls each method on the
+real server, checks every response against these declarations (no undeclared key, no
+missing required one) and records it as a fixture that the client's unit tests check
+against `protocol.ts`; it also checks that docs/protocol.md mentions every field.
+"""
+
+from dataclasses import dataclass
+from typing import Literal, NotRequired, TypedDict
+
+# -- shared pieces ---------------------------------------------------------------------
+
+SearchMode = Literal["hybrid", "lexical", "semantic"]
+AnswerState = Literal["OK", "PARTIAL", "AMBIGUOUS", "FAIL"]
+Coverage = Literal["high", "medium", "low", "none"]
+Verdict = Literal["supported", "weak", "unsupported", "uncited"]
+ClientState = Literal["indexing", "embedding", "ready", "error"]
+
+
+class SearchHit(TypedDict):
+    """One hit: `path` workspace-relative with '/', lines 1-based inclusive."""
+
+    path: str
+    startLine: int
+    endLine: int
+    score: float
+    relevance: float
+    symbol: str | None
+    kind: str | None
+    language: str | None
+    project: str
+    snippet: str
+
+
+class Selection(TypedDict):
+    startLine: int
+    endLine: int
+    text: NotRequired[str]
+
+
+class HistoryMessage(TypedDict):
+    role: Literal["user", "assistant"]
+    content: str
+
+
+# -- codeCompass/search ----------------------------------------------------------------
+
+
+class SearchParams(TypedDict):
+    query: str
+    topK: NotRequired[int]
+    pathPrefix: NotRequired[str]
+    language: NotRequired[str]
+    minScore: NotRequired[float]
+    mode: NotRequired[SearchMode]
+    project: NotRequired[str]
+
+
+class SearchResult(TypedDict):
+    hits: list[SearchHit]
+    reason: NotRequired[str]  # present when `hits` is empty
+    partialIndex: bool
+    tookMs: float
+
+
+# -- codeCompass/ask -------------------------------------------------------------------
+
+
+class AskParams(TypedDict):
+    question: NotRequired[str]
+    query: NotRequired[str]  # synonym of `question`
+    conversationId: NotRequired[str]
+    history: NotRequired[list[HistoryMessage]]
+    requestId: NotRequired[str | int]  # echoed in codeCompass/answerDelta
+    topK: NotRequired[int]
+    pathPrefix: NotRequired[str]
+    language: NotRequired[str]
+    minScore: NotRequired[float]
+    mode: NotRequired[SearchMode]
+    project: NotRequired[str]
+    activeFile: NotRequired[str]
+    selection: NotRequired[Selection]
+
+
+class Confidence(TypedDict):
+    score: int
+    components: dict[str, int]
+    caveats: list[str]
+    rules: list[str]
+
+
+class Citation(TypedDict):
+    id: str
+    path: str
+    startLine: int
+    endLine: int
+
+
+class Evidence(SearchHit):
+    id: str
+    status: str  # current | moved | edited (re-read from the buffer or disk)
+    indexedLines: NotRequired[list[int]]  # [start, end] when moved or edited
+
+
+class SentenceVerdict(TypedDict):
+    text: str
+    start: int  # offsets into `answer`, end exclusive
+    end: int
+    verdict: Verdict
+    citations: list[str]
+    support: float
+
+
+class DroppedEvidence(TypedDict):
+    path: str
+    startLine: int
+    endLine: int
+    reason: str
+
+
+class QueryRendering(TypedDict):
+    language: str
+    rewritten: str
+    source: str  # none | lexicon | llm | error
+    added: list[str]
+    llmCalled: NotRequired[bool]
+    tookMs: NotRequired[float]
+    error: NotRequired[str]
+
+
+class AnswerMeta(TypedDict):
+    llmCalled: bool
+    model: str | None
+    depth: str
+    retries: NotRequired[int]
+    error: NotRequired[str]  # the model call failed: "HTTP 401: ..." etc.
+    tookMs: int
+    contextsUsed: int
+    dropped: list[DroppedEvidence]
+    redactions: int
+    citationsRemoved: list[str]
+    flags: list[str]
+    questionLanguage: str
+    tokensIn: int
+    tokensOut: int
+    query: NotRequired[QueryRendering]
+    partialIndex: bool
+    embedEtaS: NotRequired[float]
+
+
+class Answer(TypedDict):
+    state: AnswerState
+    confidence: Confidence
+    coverage: Coverage
+    depth: str
+    answer: str
+    citations: list[Citation]
+    citationsUsed: list[str]
+    evidences: list[Evidence]
+    suggestions: list[str]
+    sentences: list[SentenceVerdict]
+    meta: AnswerMeta
+    depthSignals: list[str]  # why the depth controller chose `depth`
+    conversationId: str | None  # echo of the request's (None when it had none)
+
+
+class AnswerDelta(TypedDict):
+    """`codeCompass/answerDelta`: text streamed while the model writes."""
+
+    requestId: str | int
+    conversationId: NotRequired[str]
+    text: str
+
+
+# -- codeCompass/status, codeCompass/indexState, codeCompass/reindex ------------------
+
+
+class FolderSettings(TypedDict):
+    include: list[str]
+    exclude: list[str]
+    maxFileSizeKb: int
+    documentGlobs: list[str]
+
+
+class ProjectState(TypedDict):
+    """One project, as in `codeCompass/indexState` and `codeCompass/status`."""
+
+    name: str
+    root: str
+    state: ClientState
+    phase: str
+    files: int
+    chunks: int
+    symbols: int
+    embedded: int
+    embedTotal: int
+    embedRate: float
+    embedEtaS: float | None
+    errors: int
+    skipped: dict[str, int]  # reason -> files (too_large, binary, parse_error, ...)
+    readOnly: bool
+    rebuilt: str
+    storage: str
+    indexing: bool
+    queued: bool
+    lastError: NotRequired[str]  # the last pass failed
+
+
+class StatusProject(ProjectState):
+    """A project in `codeCompass/status`: its indexState entry plus what the folder indexes."""
+
+    settings: FolderSettings
+
+
+class IndexStateParams(TypedDict):
+    projects: list[ProjectState]
+
+
+class StatusParams(TypedDict):
+    pass
+
+
+# Keyed as the client spells them (dotted): hence the functional form.
+StatusSettings = TypedDict(
+    "StatusSettings",
+    {
+        "include": list[str],
+        "exclude": list[str],
+        "maxFileSizeKb": int,
+        "documentGlobs": list[str],
+        "embeddings.enabled": bool,
+        "search.minScore": float,
+        "search.topK": int,
+        "llm.model": str,
+        "llm.maxTokens": int,
+        "llm.temperature": float,
+        "hover.enabled": bool,
+        "codeLens.enabled": bool,
+    },
+)
+
+
+class StatusResult(TypedDict):
+    projects: list[StatusProject]
+    model: str | None
+    embeddings: str  # on | off | why the model could not load
+    llmConfigured: bool
+    storage: str
+    indexing: bool
+    settings: StatusSettings
+
+
+class ReindexParams(TypedDict):
+    project: NotRequired[str]
+
+
+class ReindexResult(TypedDict):
+    started: bool
+    projects: list[str]
+
+
+# -- the method table ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    name: str
+    kind: Literal["request", "notification"]  # notifications go server -> client
+    params: type
+    result: type | None
+
+
+METHODS: tuple[Method, ...] = (
+    Method("codeCompass/search", "request", SearchParams, SearchResult),
+    Method("codeCompass/ask", "request", AskParams, Answer),
+    Method("codeCompass/status", "request", StatusParams, StatusResult),
+    Method("codeCompass/reindex", "request", ReindexParams, ReindexResult),
+    Method("codeCompass/indexState", "notification", IndexStateParams, None),
+    Method("codeCompass/answerDelta", "notification", AnswerDelta, None),
+)
+
+# Every TypedDict the client mirrors in protocol.ts, by name.
+WIRE_TYPES: tuple[type, ...] = (
+    SearchHit,
+    Selection,
+    HistoryMessage,
+    SearchParams,
+    SearchResult,
+    AskParams,
+    Confidence,
+    Citation,
+    Evidence,
+    SentenceVerdict,
+    DroppedEvidence,
+    QueryRendering,
+    AnswerMeta,
+    Answer,
+    AnswerDelta,
+    FolderSettings,
+    ProjectState,
+    StatusProject,
+    IndexStateParams,
+    StatusResult,
+    ReindexParams,
+    ReindexResult,
+    StatusSettings,
+)
+
+__all__ = [
+    "METHODS",
+    "WIRE_TYPES",
+    "Answer",
+    "AnswerDelta",
+    "AnswerMeta",
+    "AskParams",
+    "Citation",
+    "Confidence",
+    "DroppedEvidence",
+    "Evidence",
+    "FolderSettings",
+    "HistoryMessage",
+    "IndexStateParams",
+    "Method",
+    "ProjectState",
+    "QueryRendering",
+    "ReindexParams",
+    "ReindexResult",
+    "SearchHit",
+    "SearchParams",
+    "SearchResult",
+    "Selection",
+    "SentenceVerdict",
+    "StatusParams",
+    "StatusProject",
+    "StatusResult",
+    "StatusSettings",
+]
