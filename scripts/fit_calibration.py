@@ -61,11 +61,14 @@ MODELS = ("hybrid", "lexical", "semantic")
 POOLS = ROOT / "bench-data" / "realqa" / "pools-dev.json"
 
 
-def collect(split: str) -> list[dict[str, Any]]:
-    """Per dev question and model: the gate signals and the shown hits' (z gap, rank, label)."""
+def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
+    """Per dev question and model: the gate signals and the shown hits' (z gap, rank, label).
+    `only`: a subset of the corpora (default all)."""
     questions = [json.loads(x) for x in QUESTIONS.read_text().splitlines() if x.strip()]
     out: list[dict[str, Any]] = []
     for corpus in load_corpora():
+        if only is not None and corpus.name not in only:
+            continue
         qs = [q for q in questions if q["corpus"] == corpus.name and q["split"] == split]
         if not qs:
             continue
