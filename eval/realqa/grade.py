@@ -19,7 +19,8 @@ question or states a necessary part of the answer (what a reviewer would accept 
 false otherwise. `dump` prints, per answerable dev block, the question, its gold and the hybrid
 and lexical top hits (`--top`) not gold and not yet graded, each with its first lines, for a
 reader to judge; `record` turns a dump and the list of the hits the reader found to answer
-(`block path:a-b` lines) into verdicts (the others false); `check` validates the file (dev blocks only, ranges inside the files).
+(`block path:a-b` lines) into verdicts (the others false); `check` validates the file (dev
+blocks only, ranges inside the files).
 Test questions are never graded: their figures stay gold-only.
 """
 
