@@ -385,17 +385,25 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         return 0
     if not stream:
         print(answer["answer"])
+    from code_compass.answer.messages import coverage_name, messages_for, state_name
+    from code_compass.query.language import question_language
+
+    msg = messages_for(question_language(args.question))  # labels in the question's language
     conf = answer["confidence"]
     print(
-        f"\n\n[{answer['state']} · confidence {conf['score']} · coverage {answer['coverage']}"
-        f" · depth {answer['depth']}]"
+        f"\n\n[{state_name(msg, answer['state'])} · {msg.label_confidence} {conf['score']}"
+        f" · {msg.label_coverage} {coverage_name(msg, answer['coverage'])}"
+        f" · {msg.label_depth} {answer['depth']}]"
     )
     for e in answer["evidences"]:
-        print(f"  [{e['id']}] {e['path']}:{e['startLine']}-{e['endLine']}  score {e['score']:.2f}")
+        print(
+            f"  [{e['id']}] {e['path']}:{e['startLine']}-{e['endLine']}"
+            f"  {msg.label_score} {e['score']:.2f}"
+        )
     for c in conf.get("caveats", []):
-        print(f"  caveat: {c}")
+        print(f"  {msg.label_caveat}: {c}")
     for s in answer.get("suggestions", []):
-        print(f"  try: {s}")
+        print(f"  {msg.label_suggestion}: {s}")
     return 0
 
 

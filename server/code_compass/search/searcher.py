@@ -142,7 +142,7 @@ def project_candidates(
     else:
         cands = fuse_hybrid(text, lex, sem, terms, "hybrid")
     names = query_names(params.query, query.rewritten)
-    if names.refs:  # named definitions: flagged, and first for a navigation question
+    if names.refs or names.words:  # named definitions: flagged, first for a navigation question
         cands = place(cands, definitions(project, names, params), names.navigation)
     return diversify(cands), partial, terms
 
