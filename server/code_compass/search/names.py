@@ -138,9 +138,9 @@ class NameRef:
 class QueryNames:
     refs: tuple[NameRef, ...]
     navigation: bool  # the question asks where something is, not how it works
-    # A navigation question naming no identifier: its content words, in order (per text: as
-    # asked and as rendered), from which phrase_names() guesses identifiers ("default timeout"
-    # -> DEFAULT_TIMEOUT).
+    # A navigation question's content words, in order (of the English text: as asked, or as the
+    # query builder rendered it), from which phrase_names() guesses identifiers ("default
+    # timeout" -> DEFAULT_TIMEOUT).
     words: tuple[tuple[str, ...], ...] = ()
 
 
@@ -148,9 +148,9 @@ class QueryNames:
 _NOT_PHRASE = (_NOT_NAMES - {"default", "main", "file", "module"}) | {
     "find", "locate", "built", "build", "stored", "kept", "live", "lives", "handled",
     "happen", "happens", "put", "added", "registered", "get", "got", "use", "used", "uses",
-    "fica", "ficam", "onde", "qual", "quais", "como", "está", "esta", "definido", "definida",
+    "define", "declare", "implement", "create", "created",
 }  # fmt: skip
-_PHRASE_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
+_PHRASE_WORD = re.compile(r"[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+|[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
 _PHRASE_MAX_DEFS = 3  # phrase guesses put first, at most (past that, the guess means little)
 
 
@@ -166,22 +166,26 @@ def _phrase_words(text: str) -> list[str]:
 
 def phrase_names(words: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
     """Identifiers a phrase of the question may spell: (three-word names, two-word names,
-    prefixes), each as snake_case (matched ignoring case, so DEFAULT_TIMEOUT too) and glued
-    (DefaultTimeout, defaultTimeout). Two words may have one word between them ("default
-    runserver port" -> default_port); a name may go on (`default_timeout_` prefix)."""
+    prefixes), each as snake_case (matched ignoring case, so DEFAULT_TIMEOUT too), private
+    (_DEFAULT_TIMEOUT) and glued (DefaultTimeout, defaultTimeout). Two words may have one word
+    between them ("default runserver port" -> default_port) or come in the other order when
+    adjacent (a rendered "timeout default"); a name may go on (`default_timeout_` prefix)."""
     three: list[str] = []
     two: list[str] = []
     prefixes: list[str] = []
     for i in range(len(words)):
         if i + 2 < len(words):
             trio = words[i : i + 3]
-            three += ["_".join(trio), "".join(trio)]
+            three += ["_".join(trio), "_" + "_".join(trio), "".join(trio)]
         for j in (i + 1, i + 2):
             if j < len(words) and words[i] != words[j]:
-                pair = (words[i], words[j])
-                two += ["_".join(pair), "".join(pair)]
-                if j == i + 1:
-                    prefixes.append("_".join(pair) + "_")
+                pairs = [(words[i], words[j])]
+                if j == i + 1:  # "timeout padrão" renders "timeout default": default_timeout
+                    pairs.append((words[j], words[i]))
+                for pair in pairs:
+                    two += ["_".join(pair), "_" + "_".join(pair), "".join(pair)]
+                    if j == i + 1:
+                        prefixes += ["_".join(pair) + "_", "_" + "_".join(pair) + "_"]
     return list(dict.fromkeys(three)), list(dict.fromkeys(two)), list(dict.fromkeys(prefixes))
 
 
@@ -225,8 +229,8 @@ def query_names(*texts: str) -> QueryNames:
             if ref is not None:
                 found[ref] = None
     words: tuple[tuple[str, ...], ...] = ()
-    if navigation and not found:  # each text's words in its own order: phrases are read there
-        words = tuple(dict.fromkeys(tuple(_phrase_words(t)) for t in texts))
+    if navigation and texts:  # the last text is the English one (the query builder's rendering)
+        words = (tuple(_phrase_words(texts[-1])),)
     return QueryNames(tuple(found), navigation, words)
 
 
@@ -325,6 +329,8 @@ def definitions(project: Project, names: QueryNames, params: SearchParams) -> li
             qualified = d.qualified_name
             row = next((c for c in chunks if c.symbol == qualified), chunks[0])
             have = out.get(row.id)
+            if have is not None and guess and not have.name_guess:
+                continue  # written by name: that match stands
             if have is None or have.name_match < strength:
                 out[row.id] = Candidate(
                     row=row,
@@ -340,9 +346,11 @@ def place(
     ranked: Sequence[Candidate], found: Iterable[Candidate], navigation: bool
 ) -> list[Candidate]:
     """Flag the scored candidates that hold a named definition; for a navigation question,
-    add the missing ones and put them all first with at least NAME_EXACT_SCORE x strength."""
+    add the missing ones and put them all first with at least NAME_EXACT_SCORE x strength;
+    definitions guessed from the question's phrases go first without a floor (see below)."""
     by_id = {(c.project, c.row.id): c for c in ranked}
     top = max((c.score for c in ranked), default=0.0)
+    top_relevance = max((c.relevance for c in ranked), default=0.0)
     out = list(ranked)
     for f in found:
         have = by_id.get((f.project, f.row.id))
@@ -358,8 +366,9 @@ def place(
         if f.name_guess:
             # A name guessed from the question's words goes first but decides nothing: it
             # reads the list's best score (the gate's verdict), never a floor of its own.
+            # (Placed second instead, it cost more on dev than the wrong guesses it demoted.)
             have.score = max(have.score, top)
-            have.relevance = max(have.relevance, max((c.relevance for c in ranked), default=0))
+            have.relevance = max(have.relevance, top_relevance)
         elif navigation:
             floor = NAME_EXACT_SCORE * have.name_match
             have.score = max(have.score, top, min(1.0, floor))
