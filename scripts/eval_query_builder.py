@@ -41,7 +41,6 @@ from eval_realqa import (  # noqa: E402
 )
 from fetch_corpora import Corpus, corpus_dir, fetch, load_corpora  # noqa: E402
 
-
 FIGURES = ("n_answerable", "n_unanswerable", "mrr10", "r5", "kept", "unanswerable_passing")
 
 
@@ -131,9 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             "split": args.split,
             "builder": args.builder,
             "groups": {g: {k: s[k] for k in FIGURES} for g, s in groups.items()},
-            "questions": [
-                {"id": r.qid, "rank": r.rank, "top1": round(r.top1, 4)} for r in results
-            ],
+            "questions": [{"id": r.qid, "rank": r.rank, "top1": round(r.top1, 4)} for r in results],
         }
         args.out.write_text(json.dumps(payload, indent=1), encoding="utf-8")
     return 0
