@@ -386,9 +386,9 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     if not stream:
         print(answer["answer"])
     from code_compass.answer.messages import coverage_name, messages_for, state_name
-    from code_compass.query.language import question_language
 
-    msg = messages_for(question_language(args.question))  # labels in the question's language
+    # Labels in the question's language, as the answer detected it.
+    msg = messages_for(answer.get("meta", {}).get("questionLanguage"))
     conf = answer["confidence"]
     print(
         f"\n\n[{state_name(msg, answer['state'])} · {msg.label_confidence} {conf['score']}"
