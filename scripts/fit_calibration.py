@@ -45,7 +45,12 @@ from code_compass.search import calibration  # noqa: E402
 from code_compass.search.calibration import HIT_SIGNALS, hit_signals, list_evidence  # noqa: E402
 from code_compass.search.fusion import diversify, merge  # noqa: E402
 from code_compass.search.gate import GATE_SIGNALS, question_terms  # noqa: E402
-from code_compass.search.searcher import CANDIDATE_POOL, lexical_candidates, retrieval_query  # noqa: E402
+from code_compass.search.searcher import (  # noqa: E402
+    CANDIDATE_POOL,
+    lexical_candidates,
+    retrieval_query,
+    scored_text,
+)
 from code_compass.search.signals import query_info  # noqa: E402
 from code_compass.settings import EngineSettings  # noqa: E402
 from code_compass.validation import validate_search  # noqa: E402
@@ -90,8 +95,9 @@ def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
                 sem_p = replace(params, query=query.rewritten, rewrite=None)
                 lex = lexical_candidates(project, lex_p, CANDIDATE_POOL)
                 sem = semantic(project, sem_p, CANDIDATE_POOL)
-                terms = question_terms(query.rewritten, project.lexical)
-                info = query_info(query.rewritten)
+                text = scored_text(query, project.lexical)
+                terms = question_terms(text, project.lexical)
+                info = query_info(text)
                 row: dict[str, Any] = {k: q[k] for k in ("id", "corpus", "lang", "kind", "style")}
                 for model in MODELS:
                     cands = {"hybrid": merge(lex, sem), "lexical": merge(lex, []),
