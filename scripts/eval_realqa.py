@@ -1,13 +1,14 @@
 """Realistic developer questions (eval/realqa) through the command line: ranking, calibration, gate.
 
     .venv/bin/python scripts/eval_realqa.py [--split dev|test|both] [--corpora flask,django]
-        [--lexical django | --lexical all] [--out results.json] [--reindex]
+        [--lexical django | --lexical all [--partial]] [--out results.json] [--reindex]
 
 Each corpus (scripts/fetch_corpora.py) is indexed with `code-compass index --json` into its own
 storage under bench-data/realqa/storage/ (reused: a re-run only stats the files), then every
 question of the chosen split goes through one batch `code-compass search --queries FILE --json
 --top-k 10` per corpus. Corpora listed in --lexical are indexed without embeddings (a separate
-`-lexical` storage) and searched in lexical mode; the others in hybrid mode with every vector.
+`-lexical` storage) and searched in lexical mode (with --partial: in hybrid mode, the engine's
+path while a new workspace is being embedded); the others in hybrid mode with every vector.
 
 A hit is relevant when it is in a gold span's file and its lines overlap that span. Unanswerable
 questions have no relevant hit. Printed per corpus x language (and pooled): MRR@10 and R@5 (share
@@ -141,14 +142,17 @@ def index(c: Corpus, lexical: bool, reindex: bool, log: Callable[[str], None]) -
     }
 
 
-def search(c: Corpus, lexical: bool, questions: Sequence[dict[str, object]]) -> dict[str, list]:
-    """Hits per question id, from one batch `code-compass search` call."""
+def search(
+    c: Corpus, lexical: bool, questions: Sequence[dict[str, object]], partial: bool = False
+) -> dict[str, list]:
+    """Hits per question id, from one batch `code-compass search` call. `partial`: the storage
+    without vectors searched in hybrid mode, as while a new workspace is being embedded."""
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
         for q in questions:
             f.write(json.dumps({"id": q["id"], "query": q["question"]}) + "\n")
         qfile = f.name
     try:
-        mode = "lexical" if lexical else "hybrid"
+        mode = "lexical" if lexical and not partial else "hybrid"
         cmd = [*CLI, "search", "--queries", qfile, "--json", "--top-k", str(TOP_K),
                "--mode", mode, "--workspace", str(corpus_dir(c)),
                "--storage", str(storage_for(c, lexical))]  # fmt: skip
@@ -320,6 +324,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=("dev", "test", "both"), default="dev")
     ap.add_argument("--corpora", default="", help="comma-separated subset (default: all)")
     ap.add_argument("--lexical", default="", help="corpora indexed without embeddings, or 'all'")
+    ap.add_argument(
+        "--partial",
+        action="store_true",
+        help="search the --lexical storages in hybrid mode: no vector yet, as while embedding",
+    )
     ap.add_argument("--reindex", action="store_true", help="delete the storages and rebuild them")
     ap.add_argument("--out", type=Path, help="write the results as JSON here")
     args = ap.parse_args(argv)
@@ -346,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         index_info[c.name] = {"version": c.version, **index(c, lex, args.reindex, log)}
         qs = [q for q in questions if q["corpus"] == c.name]
         t0 = time.perf_counter()
-        hits = search(c, lex, qs)
+        hits = search(c, lex, qs, partial=args.partial)
         search_seconds[c.name] = round(time.perf_counter() - t0, 1)
         log(f"{c.name}: {len(qs)} questions searched in {search_seconds[c.name]}s")
         for q in qs:
@@ -374,7 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     for lang in ("en", "pt"):
         groups[f"ALL {lang}"] = summarize([r for r in results if r.lang == lang])
     groups["ALL"] = summarize(results)
-    modes = ", ".join(f"{c.name} {'lexical' if c.name in lexical else 'hybrid'}" for c in corpora)
+    unembedded = "partial (no vectors yet)" if args.partial else "lexical"
+    modes = ", ".join(f"{c.name} {unembedded if c.name in lexical else 'hybrid'}" for c in corpora)
     print_table(f"{args.split} split ({modes})", groups)
     styles = print_styles(results)
     print("\n## index\n")

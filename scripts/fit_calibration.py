@@ -15,8 +15,9 @@ candidates without the semantic list) and `semantic`. Then, per model:
   answerable dev questions against unanswerable ones of the same repository; signals whose
   weight comes out with the wrong sign are dropped and the fit redone.
 - hit: P(hit relevant | answerable) from the hit's gap to the best relevance, its rank and
-  whether it is first, over the top 10 shown for answerable questions (gold overlap = relevant;
-  other hits count as not relevant, which is pessimistic where an unlabelled hit also answers).
+  whether it is first, over the top 10 shown for answerable questions. Relevant = overlaps a
+  gold span, or is a chunk a reader judged to answer too (eval/realqa/graded.jsonl, dev only);
+  a hit nobody judged counts as not relevant.
 
 score = gate x hit. Test is never read here.
 """
@@ -35,13 +36,21 @@ from sklearn.linear_model import LogisticRegression
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "eval" / "realqa"))
+
+from grade import block_of, graded_answers, load_graded  # noqa: E402
 
 from code_compass.engine import Engine  # noqa: E402
 from code_compass.search import calibration  # noqa: E402
 from code_compass.search.calibration import HIT_SIGNALS, hit_signals, list_evidence  # noqa: E402
 from code_compass.search.fusion import diversify, merge  # noqa: E402
 from code_compass.search.gate import GATE_SIGNALS, question_terms  # noqa: E402
-from code_compass.search.searcher import CANDIDATE_POOL, lexical_candidates, retrieval_query  # noqa: E402
+from code_compass.search.searcher import (  # noqa: E402
+    CANDIDATE_POOL,
+    lexical_candidates,
+    retrieval_query,
+    scored_text,
+)
 from code_compass.search.signals import query_info  # noqa: E402
 from code_compass.settings import EngineSettings  # noqa: E402
 from code_compass.validation import validate_search  # noqa: E402
@@ -61,11 +70,15 @@ MODELS = ("hybrid", "lexical", "semantic")
 POOLS = ROOT / "bench-data" / "realqa" / "pools-dev.json"
 
 
-def collect(split: str) -> list[dict[str, Any]]:
-    """Per dev question and model: the gate signals and the shown hits' (z gap, rank, label)."""
+def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
+    """Per dev question and model: the gate signals and the shown hits' (z gap, rank, label).
+    `only`: a subset of the corpora (default all)."""
     questions = [json.loads(x) for x in QUESTIONS.read_text().splitlines() if x.strip()]
+    graded = load_graded()
     out: list[dict[str, Any]] = []
     for corpus in load_corpora():
+        if only is not None and corpus.name not in only:
+            continue
         qs = [q for q in questions if q["corpus"] == corpus.name and q["split"] == split]
         if not qs:
             continue
@@ -82,8 +95,9 @@ def collect(split: str) -> list[dict[str, Any]]:
                 sem_p = replace(params, query=query.rewritten, rewrite=None)
                 lex = lexical_candidates(project, lex_p, CANDIDATE_POOL)
                 sem = semantic(project, sem_p, CANDIDATE_POOL)
-                terms = question_terms(query.rewritten, project.lexical)
-                info = query_info(query.rewritten)
+                text = scored_text(query, project.lexical)
+                terms = question_terms(text, project.lexical)
+                info = query_info(text)
                 row: dict[str, Any] = {k: q[k] for k in ("id", "corpus", "lang", "kind", "style")}
                 for model in MODELS:
                     cands = {"hybrid": merge(lex, sem), "lexical": merge(lex, []),
@@ -100,6 +114,8 @@ def collect(split: str) -> list[dict[str, Any]]:
                             {
                                 "signals": hit_signals(z_of[id(c)], zs[0], rank_of[id(c)]),
                                 "relevant": relevant(h, q["gold"]),
+                                "answers": relevant(h, q["gold"])
+                                or graded_answers(h, graded.get(block_of(q["id"]), [])),
                                 **h,
                             }
                         )
@@ -138,9 +154,10 @@ def fit(pools: list[dict[str, Any]]) -> dict[str, Any]:
         hx = np.array([[h["signals"][s] for s in HIT_SIGNALS] + [g[n] for n in gnames]
                        for p in pools if p["kind"] == "answerable"
                        for g in [p[model]["gate"]] for h in p[model]["hits"]])  # fmt: skip
-        hy = np.array([h["relevant"] for h in hrows], dtype=int)
+        hy = np.array([h.get("answers", h["relevant"]) for h in hrows], dtype=int)
         hit = _fit(hx, hy, hnames, {"dz": 1, "rank": 1, "top": 1, **{n: 0 for n in gnames}}, c=1.0)
         result[model] = {"gate": gate, "hit": hit, "offset": _offset(gx, gy, gnames, gate)}
+        result[model]["evidence_gamma"] = _gamma(pools, model, result[model])
     # While a project is being embedded the lexical model answers for the hybrid one: its cut
     # keeps >= 97 % of answerable questions (a refusal caused only by missing vectors must not
     # happen; the answer says the index is partial), at the cost of more unanswerable passing.
@@ -149,7 +166,51 @@ def fit(pools: list[dict[str, Any]]) -> dict[str, Any]:
     gx = np.array([[p["lexical"]["gate"][g] for g in gnames] for p in pools])
     gy = np.array([p["kind"] == "answerable" for p in pools], dtype=int)
     result["partial"] = {**lex, "offset": _offset(gx, gy, gnames, lex["gate"], kept=0.97)}
+    result["partial"]["evidence_gamma"] = _gamma(pools, "lexical", result["partial"])
     return result
+
+
+GAMMAS = (1.0, 0.7, 0.5, 0.4, 0.35, 0.3, 0.25, 0.2, 0.15)
+
+
+def _below_best(
+    pools: list[dict[str, Any]], pool: str, params: dict[str, Any]
+) -> list[tuple[float, float, bool]]:
+    """(best score, relevance odds against the best, answers) of every hit below the best in
+    the answerable dev lists the gate keeps (best >= 0.6)."""
+    g, h = params["gate"], params["hit"]
+    out: list[tuple[float, float, bool]] = []
+    for p in pools:
+        if p["kind"] != "answerable" or not p[pool]["hits"]:
+            continue
+        gs = p[pool]["gate"]
+        top = calibration.sigmoid(calibration.linear(g, gs) - params["offset"])
+        if top < calibration.DEFAULT_MIN_SCORE:
+            continue
+        probs = [calibration.sigmoid(calibration.linear(h, {**gs, **x["signals"]}))
+                 for x in p[pool]["hits"]]  # fmt: skip
+        for x, pi in zip(p[pool]["hits"][1:], probs[1:], strict=True):
+            out.append((top, min(1.0, pi / probs[0]), bool(x.get("answers", x["relevant"]))))
+    return out
+
+
+def _evidence_figures(rows: list[tuple[float, float, bool]], gamma: float) -> tuple[int, int, int]:
+    """(hits >= minScore, of them answering, answering in all) for one gamma."""
+    shown = [y for top, r, y in rows if top * r**gamma >= calibration.DEFAULT_MIN_SCORE]
+    return len(shown), sum(shown), sum(y for _, _, y in rows)
+
+
+def _gamma(pools: list[dict[str, Any]], pool: str, params: dict[str, Any]) -> float:
+    """The softening of the relevance odds below the best that maximizes F1 of the answering
+    hits clearing minScore (graded dev labels)."""
+    rows = _below_best(pools, pool, params)
+    best, pick = -1.0, 1.0
+    for gamma in GAMMAS:
+        shown, right, answering = _evidence_figures(rows, gamma)
+        f1 = 2 * right / (shown + answering) if shown + answering else 0.0
+        if f1 > best + 1e-9:
+            best, pick = f1, gamma
+    return pick
 
 
 def _offset(
@@ -184,7 +245,7 @@ def report(pools: list[dict[str, Any]], params: dict[str, Any]) -> None:
             pa = calibration.sigmoid(calibration.linear(g, gs))
             rel = [pa * calibration.sigmoid(calibration.linear(h, {**gs, **x["signals"]}))
                    for x in p[pool]["hits"]]  # fmt: skip
-            labels = [x["relevant"] for x in p[pool]["hits"]]
+            labels = [x.get("answers", x["relevant"]) for x in p[pool]["hits"]]
             if rel:
                 top_s.append(rel[0])
                 top_y.append(labels[0])
@@ -198,18 +259,40 @@ def report(pools: list[dict[str, Any]], params: dict[str, Any]) -> None:
             f"{model:9s} relevance ECE top-1 {ece(top_s, top_y):.3f} all {ece(all_s, all_y):.3f}"
             f" | gate AUROC {auroc(ans, una):.3f} kept {kept:.0%} passing {passing:.0%}"
         )
+        evidence_report(pools, params, model)
+
+
+def evidence_report(pools: list[dict[str, Any]], params: dict[str, Any], model: str) -> None:
+    """The hits below the best that clear minScore in the answerable lists the gate keeps: per
+    list, the share of them that answer (graded labels) and the share of the answering ones
+    kept, with the plain odds (gamma 1) and the fitted gamma."""
+    pool = "lexical" if model == "partial" else model
+    rows = _below_best(pools, pool, params[model])
+    lists = len({(round(t, 9)) for t, _, _ in rows}) or 1
+    for gamma in sorted({1.0, float(params[model]["evidence_gamma"])}, reverse=True):
+        shown, right, answering = _evidence_figures(rows, gamma)
+        print(
+            f"    below the best, gamma {gamma:.2f}: {shown / lists:.2f} per kept list >= 0.6,"
+            f" {right / max(shown, 1):.0%} answer, {right / max(answering, 1):.0%} of the"
+            " answering ones kept"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--check", action="store_true", help="fit and report, do not write")
     ap.add_argument("--reuse", action="store_true", help="reuse the collected dev pools")
+    ap.add_argument("--corpora", default="", help="a subset, for a look (implies --check)")
     args = ap.parse_args(argv)
-    if args.reuse and POOLS.exists():
+    only = {n for n in args.corpora.split(",") if n} or None
+    if args.reuse and POOLS.exists() and only is None:
         pools = json.loads(POOLS.read_text())
     else:
-        pools = collect("dev")
-        POOLS.write_text(json.dumps(pools))
+        pools = collect("dev", only)
+        (POOLS if only is None else POOLS.with_name("pools-dev-subset.json")).write_text(
+            json.dumps(pools)
+        )
+        args.check = args.check or only is not None
     params = fit(pools)
     report(pools, params)
     if not args.check:

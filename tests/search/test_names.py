@@ -8,7 +8,7 @@ import pytest
 
 from code_compass.constants import DEFAULT_MIN_SCORE
 from code_compass.engine import Engine
-from code_compass.search.names import NameRef, place, query_names
+from code_compass.search.names import NameRef, phrase_names, place, query_names
 from code_compass.settings import EngineSettings
 from code_compass.validation import validate_search
 from tests.conftest import write_tree
@@ -56,6 +56,9 @@ def refresh(store: Store) -> None:
     """Call update for every key (the store uses update to write)."""
     for key in list(store.values):
         store.update(key, store.lookup(key) or "")
+
+
+_DEFAULT_TIMEOUT_CONFIG = 5.0
 '''
 
 LIMITS_GO = """package limits
@@ -201,3 +204,24 @@ def test_hybrid_is_not_worse_than_lexical_on_where_defined(engine: Engine) -> No
             hits = engine.search(validate_search(f"where is {name} defined", 10, mode=mode))
             ranks[mode] = next(i for i, h in enumerate(hits) if h.signals.get("exact_definition"))
         assert ranks["hybrid"] <= ranks["lexical"], (name, ranks)
+
+
+def test_phrases_spell_identifiers() -> None:
+    three, two, prefixes = phrase_names(("default", "runserver", "port"))
+    assert "default_port" in two and "defaultport" in two  # one word may sit between
+    assert "_default_port" in two  # a private name too
+    assert "default_runserver_port" in three
+    assert "port_default" in phrase_names(("port", "default"))[1]  # a rendered "porta padrão"
+    assert "default_runserver_" in prefixes
+    # Only a navigation question's words are read, from the English text.
+    assert query_names("how does the store update values?").words == ()
+    names = query_names("onde é definido o timeout padrão?", "where define timeout default")
+    assert names.words == (("timeout", "default"),)
+
+
+def test_a_phrase_finds_the_constant_it_spells(engine: Engine) -> None:
+    for query in ("where is the default timeout config set?", "onde fica o timeout padrão?"):
+        hits = engine.search(validate_search(query, 5, mode="hybrid"))
+        assert hits and hits[0].path == "src/flasky/store.py", (query, hits)
+        top = hits[0]
+        assert top.start_line <= 24 <= top.end_line and top.signals.get("exact_definition") == 1.0

@@ -67,6 +67,16 @@ class Messages:
     searched_nothing: str = ""
     searched_below: str = ""  # {min_score} {score} {where}
     generic: tuple[str, ...] = ()
+    # Labels of the command line's answer footer (cli.py): states and coverage levels are the
+    # contract's identifiers (OK, high, ...); these are how they read to a person.
+    states: dict[str, str] = field(default_factory=dict)
+    coverages: dict[str, str] = field(default_factory=dict)
+    label_confidence: str = "confidence"
+    label_coverage: str = "coverage"
+    label_depth: str = "depth"
+    label_score: str = "score"
+    label_caveat: str = "caveat"
+    label_suggestion: str = "try"
 
 
 EN = Messages(
@@ -228,6 +238,14 @@ PT = Messages(
         "Cite uma função, classe ou arquivo que você espera que exista, por exemplo entre crases",
         "Confira se a pasta do workspace é o projeto que você quer",
     ),
+    states={"OK": "OK", "PARTIAL": "PARCIAL", "FAIL": "FALHA"},
+    coverages={"high": "alta", "medium": "média", "low": "baixa", "none": "nenhuma"},
+    label_confidence="confiança",
+    label_coverage="cobertura",
+    label_depth="profundidade",
+    label_score="score",
+    label_caveat="ressalva",
+    label_suggestion="tente",
 )
 
 CATALOGUES = {m.language: m for m in (EN, PT)}
@@ -236,6 +254,14 @@ CATALOGUES = {m.language: m for m in (EN, PT)}
 def messages_for(language: str | None) -> Messages:
     """The catalogue of the question's language; English for any other or an unknown one."""
     return CATALOGUES.get(language or "", EN)
+
+
+def state_name(msg: Messages, state: str) -> str:
+    return msg.states.get(state, state)
+
+
+def coverage_name(msg: Messages, coverage: str) -> str:
+    return msg.coverages.get(coverage, coverage)
 
 
 def kind_name(msg: Messages, kind: str) -> str:

@@ -209,17 +209,25 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print_json(answer)
         return 0
     _print_answer_text(answer, streamed=stream)
+    from code_compass.answer.messages import coverage_name, messages_for, state_name
+
+    # Labels in the question's language, as the answer detected it.
+    msg = messages_for(answer.get("meta", {}).get("questionLanguage"))
     conf = answer["confidence"]
     print(
-        f"\n\n[{answer['state']} · confidence {conf['score']} · coverage {answer['coverage']}"
-        f" · depth {answer['depth']}]"
+        f"\n\n[{state_name(msg, answer['state'])} · {msg.label_confidence} {conf['score']}"
+        f" · {msg.label_coverage} {coverage_name(msg, answer['coverage'])}"
+        f" · {msg.label_depth} {answer['depth']}]"
     )
     for e in answer["evidences"]:
-        print(f"  [{e['id']}] {e['path']}:{e['startLine']}-{e['endLine']}  score {e['score']:.2f}")
+        print(
+            f"  [{e['id']}] {e['path']}:{e['startLine']}-{e['endLine']}"
+            f"  {msg.label_score} {e['score']:.2f}"
+        )
     for c in conf.get("caveats", []):
-        print(f"  caveat: {c}")
+        print(f"  {msg.label_caveat}: {c}")
     for s in answer.get("suggestions", []):
-        print(f"  try: {s}")
+        print(f"  {msg.label_suggestion}: {s}")
     return 0
 
 

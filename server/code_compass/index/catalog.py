@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -296,6 +296,30 @@ class Catalog:
         rows = self._query(
             f"SELECT {self._SYM_COLS} FROM symbols WHERE name = ? ORDER BY path, start_line",
             (name,),
+        )
+        return [SymbolDef(*r) for r in rows]  # type: ignore[arg-type]
+
+    def symbols_named_nocase(
+        self, names: Sequence[str], prefixes: Sequence[str] = ()
+    ) -> list[SymbolDef]:
+        """Definitions whose name equals one of `names` or starts with one of `prefixes`,
+        ignoring case (`default_timeout` finds DEFAULT_TIMEOUT, `defaulttimeout` DefaultTimeout,
+        the prefix `default_timeout_` DEFAULT_TIMEOUT_CONFIG). Both use the NOCASE index: a
+        prefix is the range [p, p + U+FFFF)."""
+        clauses: list[str] = []
+        args: list[object] = []
+        if names:
+            clauses.append(f"name COLLATE NOCASE IN ({','.join('?' * len(names))})")
+            args += list(names)
+        for p in prefixes:
+            clauses.append("(name COLLATE NOCASE >= ? AND name COLLATE NOCASE < ?)")
+            args += [p, p + "\uffff"]
+        if not clauses:
+            return []
+        rows = self._query(
+            f"SELECT {self._SYM_COLS} FROM symbols WHERE {' OR '.join(clauses)}"
+            " ORDER BY path, start_line",
+            tuple(args),
         )
         return [SymbolDef(*r) for r in rows]  # type: ignore[arg-type]
 

@@ -4,13 +4,15 @@
     P(ans)  = sigmoid(gate.bias + sum(gate.w[g] * list[g]))   does the workspace answer at all?
     P(rel | ans) = sigmoid(hit.bias + hit.w · (z - z_top, 1 / (1 + rank), list signals))
     relevance = P(ans) * P(rel | ans)                         P(this hit is relevant)
-    score   = S(P(ans)) * P(rel | ans) / P(top hit rel | ans)  what minScore is compared with
+    score   = S(P(ans)) * (P(rel | ans) / P(top hit rel | ans)) ** gamma   what minScore reads
 
 An unanswerable question has no relevant hit, so `relevance` is the probability that the hit is
 relevant (calibrated against gold spans, which undercounts: hits that answer without being gold
 count as wrong). `score` reads the best hit at S(P(ans)): P(ans) with its logit shifted so that
 0.6 is the fitted cut between answerable and unanswerable dev questions. The top hit of a list
-that answers passes minScore; every other hit loses exactly its relevance odds against the best.
+that answers passes minScore; every other hit loses its relevance odds against the best, raised
+to gamma (< 1, fitted so that the hits below the best that clear 0.6 in the lists the gate keeps
+catch the answering ones best: F1 over graded dev labels).
 
 The list signals (search/gate.py: rarity-weighted coverage of the question by the top
 hits, words and names that exist nowhere in the index, channel agreement, score gaps, the best
@@ -134,11 +136,14 @@ def score_candidates(
         hit_probability({**gsig, **hit_signals(z, z_top, rank)}, mode)
         for rank, z in enumerate(ordered)
     ]
+    gamma = float(fitted()[mode].get("evidence_gamma", 1.0))
     for c, z, p in zip(out, ordered, probs, strict=True):
         c.relevance = answer * p
-        # The best hit reads P(the workspace answers); the others fall by their relevance
-        # odds against it. Capped at the best's, so the order stays the relevance order.
-        c.score = top * min(1.0, p / probs[0])
+        # The best hit reads P(the workspace answers); the others fall with their relevance
+        # odds against it, softened by the fitted gamma: a hit below the best is rarely more
+        # than 30 % likely to answer even when it does (graded dev labels), so the plain ratio
+        # kept one evidence per answer. Capped at the best's: the order stays the relevance order.
+        c.score = top * min(1.0, p / probs[0]) ** gamma
         c.features = {**c.features, "z": z}
     out[0].features.update({f"list_{k}": v for k, v in gsig.items()})
     out[0].features["answerable"] = answer

@@ -20,5 +20,6 @@ class Candidate:
     # surely the name means it (1.0: the only definitions, or a qualified `Class.method` match).
     exact_definition: bool = False
     name_match: float = 0.0
+    name_guess: bool = False  # the name was guessed from the question's words, not written
     score: float = 0.0  # calibrated, in [0, 1]: the best hit reads P(the workspace answers)
     relevance: float = 0.0  # calibrated P(this hit is relevant)

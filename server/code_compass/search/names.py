@@ -138,6 +138,55 @@ class NameRef:
 class QueryNames:
     refs: tuple[NameRef, ...]
     navigation: bool  # the question asks where something is, not how it works
+    # A navigation question's content words, in order (of the English text: as asked, or as the
+    # query builder rendered it), from which phrase_names() guesses identifiers ("default
+    # timeout" -> DEFAULT_TIMEOUT).
+    words: tuple[tuple[str, ...], ...] = ()
+
+
+# Words of a navigation question that say what is asked, not what it is about.
+_NOT_PHRASE = (_NOT_NAMES - {"default", "main", "file", "module"}) | {
+    "find", "locate", "built", "build", "stored", "kept", "live", "lives", "handled",
+    "happen", "happens", "put", "added", "registered", "get", "got", "use", "used", "uses",
+    "define", "declare", "implement", "create", "created",
+}  # fmt: skip
+_PHRASE_WORD = re.compile(r"[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+|[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
+_PHRASE_MAX_DEFS = 3  # phrase guesses put first, at most (past that, the guess means little)
+
+
+def _phrase_words(text: str) -> list[str]:
+    from code_compass.index.tokens import is_stop_word
+
+    return [
+        w
+        for w in (m.group(0).lower() for m in _PHRASE_WORD.finditer(text))
+        if len(w) > 1 and w not in _NOT_PHRASE and not is_stop_word(w)
+    ]
+
+
+def phrase_names(words: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
+    """Identifiers a phrase of the question may spell: (three-word names, two-word names,
+    prefixes), each as snake_case (matched ignoring case, so DEFAULT_TIMEOUT too), private
+    (_DEFAULT_TIMEOUT) and glued (DefaultTimeout, defaultTimeout). Two words may have one word
+    between them ("default runserver port" -> default_port) or come in the other order when
+    adjacent (a rendered "timeout default"); a name may go on (`default_timeout_` prefix)."""
+    three: list[str] = []
+    two: list[str] = []
+    prefixes: list[str] = []
+    for i in range(len(words)):
+        if i + 2 < len(words):
+            trio = words[i : i + 3]
+            three += ["_".join(trio), "_" + "_".join(trio), "".join(trio)]
+        for j in (i + 1, i + 2):
+            if j < len(words) and words[i] != words[j]:
+                pairs = [(words[i], words[j])]
+                if j == i + 1:  # "timeout padrão" renders "timeout default": default_timeout
+                    pairs.append((words[j], words[i]))
+                for pair in pairs:
+                    two += ["_".join(pair), "_" + "_".join(pair), "".join(pair)]
+                    if j == i + 1:
+                        prefixes += ["_".join(pair) + "_", "_" + "_".join(pair) + "_"]
+    return list(dict.fromkeys(three)), list(dict.fromkeys(two)), list(dict.fromkeys(prefixes))
 
 
 def _code_like(token: str) -> bool:
@@ -179,7 +228,10 @@ def query_names(*texts: str) -> QueryNames:
             ref = _ref(token)
             if ref is not None:
                 found[ref] = None
-    return QueryNames(tuple(found), navigation)
+    words: tuple[tuple[str, ...], ...] = ()
+    if navigation and texts:  # the last text is the English one (the query builder's rendering)
+        words = (tuple(_phrase_words(texts[-1])),)
+    return QueryNames(tuple(found), navigation, words)
 
 
 def _in_scope(d: SymbolDef, scope: str) -> bool:
@@ -210,23 +262,66 @@ def _lookup(project: Project, ref: NameRef, params: SearchParams) -> tuple[list[
             return [], 0.0  # `settings.py`, `os.path`: a plain word under an unknown scope
     # The fewer definitions a name has, the more surely it means each one.
     strength = 1.0 / (1.0 + 0.1 * (len(defs) - 1))
-    tests = ("test", "tests", "testing")
-    defs.sort(
-        key=lambda d: (
-            any(p in tests or p.startswith("test_") for p in d.path.split("/")),
-            _KIND_RANK.get(d.kind, 1 if d.kind in VALUE_KINDS else 0),
-            d.path,
-            d.start_line,
-        )
-    )
+    defs.sort(key=lambda d: (_in_tests(d), _kind_rank(d), d.path, d.start_line))
     return defs[:NAME_MAX_DEFINITIONS], strength
 
 
+def _phrase_lookup(
+    project: Project, texts: Sequence[Sequence[str]], params: SearchParams
+) -> list[tuple[SymbolDef, float]]:
+    """Definitions spelt by the question's phrases, surest first: a three-word name before a
+    two-word one before a prefix, each weaker the more definitions share it."""
+    three: list[str] = []
+    two: list[str] = []
+    prefixes: list[str] = []
+    for words in texts:
+        t3, t2, pre = phrase_names(words)
+        three += t3
+        two += t2
+        prefixes += pre
+    none: list[str] = []
+    tiers = ((three, none, 0.9), (two, none, 0.85), (none, prefixes, 0.6))
+    out: list[tuple[SymbolDef, float]] = []
+    seen: set[tuple[str, int]] = set()
+    for exact, pre, base in tiers:
+        defs = [
+            d
+            for d in project.catalog.symbols_named_nocase(exact, pre)
+            if (params.path_prefix is None or d.path.startswith(params.path_prefix))
+            and (params.language is None or d.language == params.language)
+            and (d.path, d.name_line) not in seen
+        ]
+        if not defs:
+            continue
+        strength = base / (1.0 + 0.1 * (len(defs) - 1))
+        defs.sort(key=lambda d: (_in_tests(d), _kind_rank(d), d.path, d.start_line))
+        for d in defs:
+            seen.add((d.path, d.name_line))
+            out.append((d, strength))
+        if len(out) >= _PHRASE_MAX_DEFS:
+            break
+    return out[:_PHRASE_MAX_DEFS]
+
+
+def _in_tests(d: SymbolDef) -> bool:
+    tests = ("test", "tests", "testing")
+    return any(p in tests or p.startswith("test_") for p in d.path.split("/"))
+
+
+def _kind_rank(d: SymbolDef) -> int:
+    return _KIND_RANK.get(d.kind, 1 if d.kind in VALUE_KINDS else 0)
+
+
 def definitions(project: Project, names: QueryNames, params: SearchParams) -> list[Candidate]:
-    """Candidates holding the definitions of the query's names, one per chunk."""
+    """Candidates holding the definitions of the query's names, one per chunk; for a
+    navigation question naming none, those its phrases spell (flagged `name_guess`)."""
     out: dict[str, Candidate] = {}
-    for ref in names.refs:
-        defs, strength = _lookup(project, ref, params)
+    found: list[tuple[list[SymbolDef], float, bool]] = [
+        (*_lookup(project, ref, params), False) for ref in names.refs
+    ]
+    if names.words:
+        found += [([d], s, True) for d, s in _phrase_lookup(project, names.words, params)]
+    for defs, strength, guess in found:
         for d in defs:
             chunks = project.catalog.chunks_at(d.path, d.name_line)
             if not chunks:
@@ -234,9 +329,15 @@ def definitions(project: Project, names: QueryNames, params: SearchParams) -> li
             qualified = d.qualified_name
             row = next((c for c in chunks if c.symbol == qualified), chunks[0])
             have = out.get(row.id)
+            if have is not None and guess and not have.name_guess:
+                continue  # written by name: that match stands
             if have is None or have.name_match < strength:
                 out[row.id] = Candidate(
-                    row=row, project=project.name, exact_definition=True, name_match=strength
+                    row=row,
+                    project=project.name,
+                    exact_definition=True,
+                    name_match=strength,
+                    name_guess=guess,
                 )
     return list(out.values())
 
@@ -245,9 +346,11 @@ def place(
     ranked: Sequence[Candidate], found: Iterable[Candidate], navigation: bool
 ) -> list[Candidate]:
     """Flag the scored candidates that hold a named definition; for a navigation question,
-    add the missing ones and put them all first with at least NAME_EXACT_SCORE x strength."""
+    add the missing ones and put them all first with at least NAME_EXACT_SCORE x strength;
+    definitions guessed from the question's phrases go first without a floor (see below)."""
     by_id = {(c.project, c.row.id): c for c in ranked}
     top = max((c.score for c in ranked), default=0.0)
+    top_relevance = max((c.relevance for c in ranked), default=0.0)
     out = list(ranked)
     for f in found:
         have = by_id.get((f.project, f.row.id))
@@ -260,7 +363,13 @@ def place(
         have.name_match = max(have.name_match, f.name_match)
         have.features["exact_definition"] = 1.0
         have.features["name_match"] = have.name_match
-        if navigation:
+        if f.name_guess:
+            # A name guessed from the question's words goes first but decides nothing: it
+            # reads the list's best score (the gate's verdict), never a floor of its own.
+            # (Placed second instead, it cost more on dev than the wrong guesses it demoted.)
+            have.score = max(have.score, top)
+            have.relevance = max(have.relevance, top_relevance)
+        elif navigation:
             floor = NAME_EXACT_SCORE * have.name_match
             have.score = max(have.score, top, min(1.0, floor))
             # The definition a navigation question names is what it asks for.

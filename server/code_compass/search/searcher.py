@@ -7,6 +7,7 @@ chunks can't appear. Searching all projects caps hits per project (seed 000).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -19,6 +20,7 @@ from code_compass.constants import (
 )
 from code_compass.index.project import Project
 from code_compass.query import build_query
+from code_compass.query.lexicon import fold
 from code_compass.records import RetrievalQuery, SearchHit, SearchParams, SearchResult
 from code_compass.search.calibration import PARTIAL
 from code_compass.search.candidates import Candidate
@@ -26,6 +28,7 @@ from code_compass.search.fusion import diversify
 from code_compass.search.fusion import fuse as fuse_hybrid
 from code_compass.search.gate import (
     QuestionTerms,
+    TermCounter,
     present_coverage,
     question_terms,
     with_names_from,
@@ -102,6 +105,26 @@ def retrieval_query(params: SearchParams) -> RetrievalQuery:
     return build_query(params.query)
 
 
+_PLAIN_WORD = re.compile(r"[a-z]+")
+
+
+def scored_text(query: RetrievalQuery, index: TermCounter) -> str:
+    """The text the score's word signals and the gate read: the rendering, less the words of a
+    translated question that stayed as asked (no lexicon entry) and that no chunk of this index
+    holds. Such a word ("sentinela", "corrida") is Portuguese the lexicon lacks, not a feature
+    the workspace lacks: counted, it made the gate refuse answerable Portuguese questions.
+    Identifiers and words the index has (names, loanwords: "flask", "cookie") stay."""
+    if query.rewritten == query.original:  # English, or not rewritten
+        return query.rewritten
+    asked = {fold(w) for w in re.findall(r"\w+", query.original)}
+    kept = [
+        w
+        for w in query.rewritten.split()
+        if not (_PLAIN_WORD.fullmatch(w) and fold(w) in asked and index.word_count(w) == 0)
+    ]
+    return " ".join(kept) or query.rewritten
+
+
 def partly_embedded(project: Project) -> bool:
     """Some chunk of the project has no vector yet (the first minutes of a new workspace)."""
     counts = project.catalog.counts()
@@ -122,7 +145,7 @@ def project_candidates(
     query = retrieval_query(params)
     lex_params = replace(params, query=query.lexical, rewrite=None)
     sem_params = replace(params, query=query.rewritten, rewrite=None)
-    text = query.rewritten
+    text = scored_text(query, project.lexical)
     mode = params.mode
     # A named identifier "exists nowhere" only if no project searched has it.
     terms = with_names_from(question_terms(text, project.lexical), [p.lexical for p in elsewhere])
@@ -142,7 +165,7 @@ def project_candidates(
     else:
         cands = fuse_hybrid(text, lex, sem, terms, "hybrid")
     names = query_names(params.query, query.rewritten)
-    if names.refs:  # named definitions: flagged, and first for a navigation question
+    if names.refs or names.words:  # named definitions: flagged, first for a navigation question
         cands = place(cands, definitions(project, names, params), names.navigation)
     return diversify(cands), partial, terms
 

@@ -1,0 +1,213 @@
+"""Graded labels for the hits that are not gold (dev split only): which of them also answer.
+
+    .venv/bin/python eval/realqa/grade.py dump [--corpora flask,click] [--top 10]
+    .venv/bin/python eval/realqa/grade.py record DUMP POSITIVES
+    .venv/bin/python eval/realqa/grade.py check
+
+Gold spans are what the question's author found first; a top hit of the search often answers
+too (the doc section that explains the function, the caller that shows the behaviour, the other
+definition of an overloaded name). Counting those as irrelevant makes every per-hit probability
+fitted on gold alone pessimistic for the hits below the first. `graded.jsonl` records a reader's
+verdict on such hits, one line per (question block, chunk range):
+
+    {"block": "flask-a03", "path": "docs/config.rst", "startLine": 10, "endLine": 40,
+     "answers": true}
+
+`block` is the question id without its language suffix: the English and Portuguese twins share
+their gold, so a verdict holds for both. `answers` is true when the chunk by itself answers the
+question or states a necessary part of the answer (what a reviewer would accept as a citation),
+false otherwise. `dump` prints, per answerable dev block, the question, its gold and the hybrid
+and lexical top hits (`--top`) not gold and not yet graded, each with its first lines, for a
+reader to judge; `record` turns a dump and the list of the hits the reader found to answer
+(`block path:a-b` lines) into verdicts (the others false); `check` validates the file (dev
+blocks only, ranges inside the files).
+Test questions are never graded: their figures stay gold-only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from fetch_corpora import corpus_dir, load_corpora  # noqa: E402
+
+GRADED = HERE / "graded.jsonl"
+QUESTIONS = HERE / "questions.jsonl"
+
+
+def block_of(qid: str) -> str:
+    return qid.rsplit("-", 1)[0]
+
+
+def load_graded(path: Path = GRADED) -> dict[str, list[dict[str, object]]]:
+    """Verdicts per question block."""
+    out: dict[str, list[dict[str, object]]] = {}
+    if not path.exists():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out.setdefault(str(row["block"]), []).append(row)
+    return out
+
+
+def _overlaps(hit: Mapping[str, object], span: Mapping[str, object]) -> bool:
+    return (
+        hit["path"] == span["path"]
+        and int(str(hit["startLine"])) <= int(str(span["endLine"]))
+        and int(str(hit["endLine"])) >= int(str(span["startLine"]))
+    )
+
+
+def graded_answers(hit: Mapping[str, object], verdicts: Iterable[Mapping[str, object]]) -> bool:
+    """A hit answers when it is the very chunk judged (same path, same range) to answer."""
+    return any(
+        v["answers"]
+        and v["path"] == hit["path"]
+        and v["startLine"] == hit["startLine"]
+        and v["endLine"] == hit["endLine"]
+        for v in verdicts
+    )
+
+
+def _judged(hit: Mapping[str, object], verdicts: Iterable[Mapping[str, object]]) -> bool:
+    return any(
+        v["path"] == hit["path"]
+        and v["startLine"] == hit["startLine"]
+        and v["endLine"] == hit["endLine"]
+        for v in verdicts
+    )
+
+
+def _excerpt(root: Path, hit: Mapping[str, object], lines: int) -> str:
+    path = root / str(hit["path"])
+    try:
+        text = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return "    (unreadable)"
+    a, b = int(str(hit["startLine"])), int(str(hit["endLine"]))
+    body = [t.rstrip() for t in text[a - 1 : b] if t.strip()][:lines]
+    return "\n".join("    | " + t[:150] for t in body)
+
+
+def dump(corpora: set[str] | None, top: int, lines: int) -> None:
+    from fit_calibration import collect
+
+    questions = {q["id"]: q for q in map(json.loads, QUESTIONS.read_text().splitlines())}
+    graded = load_graded()
+    roots = {c.name: corpus_dir(c) for c in load_corpora()}
+    pools = collect("dev", corpora)
+    blocks: dict[str, list[dict[str, object]]] = {}
+    for p in pools:
+        if p["kind"] == "answerable":
+            blocks.setdefault(block_of(p["id"]), []).append(p)
+    for block, rows in blocks.items():
+        q0 = questions[rows[0]["id"]]
+        verdicts = graded.get(block, [])
+        seen: dict[tuple[str, int, int], None] = {}
+        for p in rows:
+            for model in ("hybrid", "lexical"):
+                for h in p[model]["hits"][:top]:
+                    if not h["relevant"] and not _judged(h, verdicts):
+                        seen[(h["path"], h["startLine"], h["endLine"])] = None
+        if not seen:
+            continue
+        print(f"=== {block}")
+        for p in rows:
+            print(f"Q[{p['lang']}] {questions[p['id']]['question']}")
+        for g in q0["gold"]:
+            print(f"  GOLD {g['path']}:{g['startLine']}-{g['endLine']}")
+        for path, a, b in seen:
+            hit = {"path": path, "startLine": a, "endLine": b}
+            print(f"  HIT {path}:{a}-{b}")
+            print(_excerpt(roots[str(q0["corpus"])], hit, lines))
+
+
+def record(dump_file: Path, positives_file: Path) -> int:
+    """Append a verdict for every hit of a `dump` output: true for the `block path:a-b` lines
+    of `positives_file` (the hits a reader found to answer), false for the rest."""
+    positives = set()
+    for line in positives_file.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            block, loc = line.split()
+            positives.add((block, loc))
+    rows: list[dict[str, object]] = []
+    block = ""
+    for line in dump_file.read_text(encoding="utf-8").splitlines():
+        if line.startswith("=== "):
+            block = line[4:].strip()
+        elif line.startswith("  HIT "):
+            loc = line[6:].strip()
+            path, lines = loc.rsplit(":", 1)
+            a, b = lines.split("-")
+            rows.append({"block": block, "path": path, "startLine": int(a), "endLine": int(b),
+                         "answers": (block, loc) in positives})  # fmt: skip
+    unknown = positives - {(str(r["block"]), f"{r['path']}:{r['startLine']}-{r['endLine']}")
+                           for r in rows}  # fmt: skip
+    if unknown:
+        raise SystemExit(f"positives not in the dump: {sorted(unknown)}")
+    with GRADED.open("a", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    return len(rows)
+
+
+def check() -> list[str]:
+    questions = {q["id"]: q for q in map(json.loads, QUESTIONS.read_text().splitlines())}
+    blocks = {block_of(qid): q for qid, q in questions.items()}
+    roots = {c.name: corpus_dir(c) for c in load_corpora()}
+    errors: list[str] = []
+    for block, verdicts in load_graded().items():
+        q = blocks.get(block)
+        if q is None:
+            errors.append(f"{block}: no such question block")
+            continue
+        if q["split"] != "dev" or q["kind"] != "answerable":
+            errors.append(f"{block}: graded but {q['split']}/{q['kind']} (dev answerable only)")
+        for v in verdicts:
+            if not isinstance(v.get("answers"), bool):
+                errors.append(f"{block}: {v} has no boolean `answers`")
+            path = roots[str(q["corpus"])] / str(v["path"])
+            if not path.is_file():
+                errors.append(f"{block}: {v['path']} does not exist")
+            elif int(str(v["endLine"])) > len(path.read_text(encoding="utf-8").splitlines()):
+                errors.append(f"{block}: {v['path']}:{v['endLine']} past the end")
+    return errors
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("dump")
+    d.add_argument("--corpora", default="")
+    d.add_argument("--top", type=int, default=10)
+    d.add_argument("--lines", type=int, default=6)
+    r = sub.add_parser("record")
+    r.add_argument("dump", type=Path)
+    r.add_argument("positives", type=Path)
+    sub.add_parser("check")
+    args = ap.parse_args(argv)
+    if args.cmd == "record":
+        print(f"{record(args.dump, args.positives)} verdicts recorded")
+        return 0
+    if args.cmd == "dump":
+        wanted = {n for n in args.corpora.split(",") if n} or None
+        dump(wanted, args.top, args.lines)
+        return 0
+    errors = check()
+    for e in errors:
+        print(e)
+    n = sum(len(v) for v in load_graded().values())
+    print(f"{n} verdicts, {len(load_graded())} blocks, {len(errors)} errors")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
