@@ -50,10 +50,12 @@ def cmd_index(args: argparse.Namespace) -> int:
     try:
         while True:
             engine, names = open_engine(args)
+            # Opening reads only; `index` means to write, so it takes each writer now (one
+            # that another process holds stays taken and this one waits for it).
             busy = [
                 _Busy(n, engine.project(n).root, engine.project(n).directory)
                 for n in names
-                if engine.project(n).read_only
+                if not engine.project(n).try_upgrade()
             ]
             if not busy:
                 summaries = _run(engine, args, sink)
