@@ -26,6 +26,18 @@ def _big_workspace(root: Path) -> Path:
     return write_tree(root, {f"pkg/m{i:04d}.py": f"# module {i}\n{body}" for i in range(N_FILES)})
 
 
+def _parse_workers(parent: psutil.Process) -> list[psutil.Process]:
+    """The parse pool's workers (plain `python -c` subprocesses running `worker_entry`)."""
+    found = []
+    for child in parent.children(recursive=True):
+        try:
+            if "worker_entry" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.Error:  # ended (or a zombie) while we looked
+            continue
+    return found
+
+
 def test_ctrl_c_prints_one_line_exits_130_and_ends_the_parse_workers(tmp_path: Path) -> None:
     ws = _big_workspace(tmp_path / "ws")
     proc = subprocess.Popen(
@@ -38,7 +50,7 @@ def test_ctrl_c_prints_one_line_exits_130_and_ends_the_parse_workers(tmp_path: P
     workers: list[psutil.Process] = []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        workers = [c for c in parent.children(recursive=True) if "spawn" in " ".join(c.cmdline())]
+        workers = _parse_workers(parent)
         if len(workers) >= 1:
             break
         time.sleep(0.05)

@@ -61,6 +61,7 @@ class EmbeddingLinks:
         self._cache: EmbeddingCache | None = None
         self._links: dict[str, ProjectEmbeddings] = {}
         self._restarts: dict[str, tuple[int, float]] = {}  # project -> (restarts, next allowed)
+        self._preload: threading.Thread | None = None
 
     @property
     def model_id(self) -> str | None:
@@ -94,7 +95,8 @@ class EmbeddingLinks:
         def load() -> None:
             self._load_model()
 
-        threading.Thread(target=load, name="model-preload", daemon=True).start()
+        self._preload = threading.Thread(target=load, name="model-preload", daemon=True)
+        self._preload.start()
 
     def has_vectors(self, project: str) -> bool:
         """The project's chunks get vectors (a writer's link, or read by a query process)."""
@@ -305,6 +307,10 @@ class EmbeddingLinks:
         return all(link.worker.wait_idle(timeout) for link in links)
 
     def close(self) -> None:
+        # A process that exits while ONNX Runtime is still loading on another thread aborts
+        # ("terminate called without an active exception"): let the load finish first.
+        if self._preload is not None:
+            self._preload.join()
         with self._lock:
             names = list(self._links)
         for name in names:
