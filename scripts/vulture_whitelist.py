@@ -51,3 +51,34 @@ _._state_lock  # lsp/server.py
 _._last_state_sent  # lsp/server.py
 
 parse_pool.worker_entry  # each parse worker's `python -c` entry point, named in a string
+
+# Keys of the wire's JSON, declared as TypedDict fields in lsp/protocol_types.py: the handlers
+# write them as dict keys, and tests/lsp/test_protocol_contract.py reads the declarations
+# (typing.get_type_hints) to check the server's responses and the client's protocol.ts.
+_.activeFile
+_.citationsRemoved
+_.citationsUsed
+_.contextsUsed
+_.conversationId
+_.depthSignals
+_.documentGlobs
+_.embedEtaS
+_.embedRate
+_.embedTotal
+_.endLine
+_.indexedLines
+_.lastError
+_.llmCalled
+_.llmConfigured
+_.maxFileSizeKb
+_.minScore
+_.partialIndex
+_.pathPrefix
+_.questionLanguage
+_.readOnly
+_.requestId
+_.startLine
+_.tokensIn
+_.tokensOut
+_.tookMs
+_.topK
