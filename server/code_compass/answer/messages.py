@@ -232,7 +232,7 @@ PT = Messages(
     label_confidence="confiança",
     label_coverage="cobertura",
     label_depth="profundidade",
-    label_score="score",
+    label_score="pontuação",
     label_caveat="ressalva",
     label_suggestion="tente",
 )
