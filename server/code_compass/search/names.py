@@ -182,11 +182,17 @@ def phrase_names(words: Sequence[str]) -> tuple[list[str], list[str], list[str]]
                 pairs = [(words[i], words[j])]
                 if j == i + 1:  # "timeout padrão" renders "timeout default": default_timeout
                     pairs.append((words[j], words[i]))
+                # "validate passwords" names validate_password: a plural's last word singular.
+                pairs += [(a, _singular(b)) for a, b in pairs if _singular(b) != b]
                 for pair in pairs:
                     two += ["_".join(pair), "_" + "_".join(pair), "".join(pair)]
                     if j == i + 1:
                         prefixes += ["_".join(pair) + "_", "_" + "_".join(pair) + "_"]
     return list(dict.fromkeys(three)), list(dict.fromkeys(two)), list(dict.fromkeys(prefixes))
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _code_like(token: str) -> bool:
