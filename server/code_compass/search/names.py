@@ -151,6 +151,7 @@ _NOT_PHRASE = (_NOT_NAMES - {"default", "main", "file", "module"}) | {
     "define", "declare", "implement", "create", "created",
 }  # fmt: skip
 _PHRASE_WORD = re.compile(r"[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+|[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
+_WHERE = re.compile(r"\bwhere\b", re.I)
 _PHRASE_MAX_DEFS = 3  # phrase guesses put first, at most (past that, the guess means little)
 
 
@@ -182,11 +183,17 @@ def phrase_names(words: Sequence[str]) -> tuple[list[str], list[str], list[str]]
                 pairs = [(words[i], words[j])]
                 if j == i + 1:  # "timeout padrão" renders "timeout default": default_timeout
                     pairs.append((words[j], words[i]))
+                # "validate passwords" names validate_password: a plural's last word singular.
+                pairs += [(a, _singular(b)) for a, b in pairs if _singular(b) != b]
                 for pair in pairs:
                     two += ["_".join(pair), "_" + "_".join(pair), "".join(pair)]
                     if j == i + 1:
                         prefixes += ["_".join(pair) + "_", "_" + "_".join(pair) + "_"]
     return list(dict.fromkeys(three)), list(dict.fromkeys(two)), list(dict.fromkeys(prefixes))
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _code_like(token: str) -> bool:
@@ -229,7 +236,10 @@ def query_names(*texts: str) -> QueryNames:
             if ref is not None:
                 found[ref] = None
     words: tuple[tuple[str, ...], ...] = ()
-    if navigation and texts:  # the last text is the English one (the query builder's rendering)
+    # Only "where ..." questions: a docstring-like query that merely says "find" or "locate"
+    # names its target in prose, not in identifier words. The last text is the English one
+    # (the query builder's rendering of a Portuguese "onde ...").
+    if navigation and texts and _WHERE.search(texts[-1]):
         words = (tuple(_phrase_words(texts[-1])),)
     return QueryNames(tuple(found), navigation, words)
 
