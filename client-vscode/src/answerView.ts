@@ -21,7 +21,7 @@ import { openWireLocation } from "./open";
 import { type Answer, type AnswerDelta, Methods, type StatusResult } from "./protocol";
 import { renderConversation, renderPage } from "./render/answer";
 import type { ServerController } from "./server";
-import { suggestionViews } from "./suggestions";
+import { answerActions } from "./suggestions";
 
 export const ANSWER_VIEW_ID = "codeCompass.answers";
 const STORE_KEY = "codeCompass.conversations";
@@ -165,7 +165,7 @@ export class AnswerView implements vscode.WebviewViewProvider, vscode.Disposable
 
   private async suggestion(turnIndex: number, index: number): Promise<void> {
     const turn = this.current.turns[turnIndex];
-    const view = suggestionViews(turn?.answer?.suggestions)[index];
+    const view = answerActions(turn?.answer)[index];
     if (!turn || !view) return;
     if (view.action === "open") await openWireLocation(view.location, { preview: true });
     else if (view.action === "scope") await this.ask(turn.question, { ...turn.context, ...view.scope });

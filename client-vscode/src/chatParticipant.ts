@@ -102,7 +102,7 @@ export function createHandler(server: ServerController, log: vscode.LogOutputCha
       const answer = await Promise.race([server.request<Answer>(Methods.ask, params, token), cancelled]);
       if (!answer || token.isCancellationRequested) return { metadata };
       for (const part of answerParts(answer, streamed)) emit(stream, part);
-      metadata.suggestions = askableSuggestions(answer.suggestions);
+      metadata.suggestions = askableSuggestions(answer.actions?.length ? answer.actions : answer.suggestions);
       log.info(
         `@compass answered in conversation ${metadata.conversationId}: ${answer.state} ${answer.confidence?.score ?? "?"}, ` +
           `${answer.evidences?.length ?? 0} evidence, ${streamed.length} characters streamed`,

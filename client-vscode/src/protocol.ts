@@ -118,6 +118,12 @@ export interface SentenceVerdict {
   verdict: Verdict | string;
   citations: string[];
   support: number;
+  /** Cosine with the closest cited passage (when the server's embedding model is loaded). */
+  similarity?: number;
+  /** Numbers or paths the sentence states that its cited lines lack. */
+  mismatches?: string[];
+  /** Ids of evidence never sent that the sentence cited (removed from the answer). */
+  removedCitations?: string[];
 }
 
 export interface DroppedEvidence {
@@ -156,6 +162,40 @@ export interface AnswerMeta {
   query?: QueryRendering;
   partialIndex: boolean;
   embedEtaS?: number;
+  depthQuery?: DepthQuery;
+}
+
+/** What the ask searched: the question plus the conversation's subject or claim. */
+export interface DepthQuery {
+  text: string;
+  subject?: string[];
+  claim?: string;
+}
+
+/**
+ * A suggestion as something to do: `open` a location, re-ask with a `scope` (a key present
+ * with null removes that filter), `ask` another question, `info` (advice only). Other kinds
+ * are shown as text.
+ */
+export interface AnswerAction {
+  kind: string;
+  label: string;
+  path?: string;
+  startLine?: number;
+  endLine?: number;
+  project?: string;
+  pathPrefix?: string | null;
+  language?: string | null;
+  question?: string;
+}
+
+/** The lines an ask was about, as the answer names them. */
+export interface AskedSelection {
+  path: string;
+  startLine: number;
+  endLine: number;
+  symbol: string | null;
+  terms: string[];
 }
 
 /**
@@ -187,7 +227,12 @@ export interface Answer {
   citations: Citation[];
   citationsUsed: string[];
   evidences: Evidence[];
+  /** The actions' labels, in order (older servers: questions to ask). */
   suggestions: Suggestion[];
+  actions: AnswerAction[];
+  /** What was searched and came closest, when nothing reached minScore. */
+  searched: string | null;
+  selection?: AskedSelection;
   sentences: SentenceVerdict[];
   meta: AnswerMeta;
   /** Why the depth controller chose `depth`. */
@@ -227,8 +272,10 @@ export interface ProjectState {
   storage: string;
   indexing: boolean;
   queued: boolean;
-  /** The last index pass failed: why. */
+  /** The last index pass failed, or the embedding worker fails: why. */
   lastError?: string;
+  /** Read-only: the process that writes this index, when known. */
+  writerPid: number | null;
 }
 
 export interface FolderSettings {
@@ -266,6 +313,8 @@ export interface StatusResult {
   storage: string;
   indexing: boolean;
   settings: StatusSettings;
+  /** Why the shared embedding cache was recreated ("" when it was not). */
+  embedCacheRebuilt: string;
 }
 
 export interface IndexStateParams {

@@ -37,13 +37,16 @@ export function suggestionView(s: Suggestion | unknown): SuggestionView | undefi
       return { label: text ?? `Open ${path}:${start}`, action: "open", location };
     }
   } else if (kind === "scope") {
-    const scope: ScopeFilter = { pathPrefix: str(o.pathPrefix), language: str(o.language), project: str(o.project) };
-    if (scope.pathPrefix || scope.language || scope.project) {
-      const where = [scope.pathPrefix, scope.language, scope.project].filter(Boolean).join(", ");
-      return { label: text ?? `Ask again within ${where}`, action: "scope", scope };
+    // A key present with null (or "") removes that filter: "ask again without the language".
+    const keys = (["pathPrefix", "language", "project"] as const).filter((k) => k in o);
+    if (keys.length) {
+      const scope: ScopeFilter = {};
+      for (const k of keys) scope[k] = str(o[k]);
+      const where = keys.map((k) => scope[k]).filter(Boolean).join(", ");
+      return { label: text ?? (where ? `Ask again within ${where}` : "Ask again without the filter"), action: "scope", scope };
     }
   } else if (kind === "rephrase" || kind === "ask") {
-    const query = str(o.query) ?? str(o.text);
+    const query = str(o.question) ?? str(o.query) ?? str(o.text);
     if (query) return { label: str(o.label) ?? query, action: "ask", query };
   }
   return text ? { label: text, action: "none" } : undefined;
@@ -51,6 +54,12 @@ export function suggestionView(s: Suggestion | unknown): SuggestionView | undefi
 
 export function suggestionViews(list: readonly unknown[] | undefined): SuggestionView[] {
   return (Array.isArray(list) ? list : []).map(suggestionView).filter((v): v is SuggestionView => v !== undefined);
+}
+
+/** What an answer offers to do: its `actions` when the server sends them, else its suggestions. */
+export function answerActions(answer: { actions?: readonly unknown[]; suggestions?: readonly unknown[] } | undefined): SuggestionView[] {
+  const actions = answer?.actions;
+  return suggestionViews(Array.isArray(actions) && actions.length ? actions : answer?.suggestions);
 }
 
 /** The suggestions that can be asked as a follow-up question (for the chat view's follow-ups). */

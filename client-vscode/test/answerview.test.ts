@@ -16,7 +16,7 @@ import {
 import type { Answer, SentenceVerdict } from "../src/protocol";
 import { pendingLabel, renderAnswerText, renderTurn } from "../src/render/answer";
 import { applyMarks, verdictSummary, withSentinels } from "../src/render/verdicts";
-import { askableSuggestions, suggestionView, suggestionViews } from "../src/suggestions";
+import { answerActions, askableSuggestions, suggestionView, suggestionViews } from "../src/suggestions";
 import { meta, recorded } from "./samples";
 
 const recordedAnswer = (): Answer => recorded<Answer>("ask");
@@ -95,7 +95,7 @@ describe("suggestions", () => {
       action: "open",
       location: { path: "pricing.py", startLine: 4, endLine: 8, project: undefined },
     });
-    assert.deepEqual(suggestionView({ kind: "scope", pathPrefix: "docs/" }), { label: "Ask again within docs/", action: "scope", scope: { pathPrefix: "docs/", language: undefined, project: undefined } });
+    assert.deepEqual(suggestionView({ kind: "scope", pathPrefix: "docs/" }), { label: "Ask again within docs/", action: "scope", scope: { pathPrefix: "docs/" } });
     assert.deepEqual(suggestionView({ kind: "rephrase", query: "Where is compute_discount defined?" }), {
       label: "Where is compute_discount defined?",
       action: "ask",
@@ -108,7 +108,7 @@ describe("suggestions", () => {
   });
 
   it("renders action suggestions as buttons routed by index and unknown ones as plain text", () => {
-    const a: Answer = { ...recordedAnswer(), suggestions: ["Plain <q>", { kind: "scope", pathPrefix: "docs/" }, { kind: "mystery", text: "Read <this>" }] };
+    const a: Answer = { ...recordedAnswer(), actions: [], suggestions: ["Plain <q>", { kind: "scope", pathPrefix: "docs/" }, { kind: "mystery", text: "Read <this>" }] };
     const html = renderTurn(done("q", a), 4);
     assert.ok(html.includes('data-ask="Plain &lt;q&gt;"'));
     assert.ok(html.includes('data-turn="4" data-suggestion="1">Ask again within docs/</button>'));
@@ -213,5 +213,18 @@ describe("conversations across a reload", () => {
     assert.equal(fromStored({ version: 2 }, () => "fresh2").current.id, "fresh2");
     const past = Array.from({ length: 15 }, (_, i) => ({ ...newConversation(`p${i}`), turns: [done("q", recordedAnswer())] }));
     assert.equal(toStored(newConversation("now"), past).past.length, MAX_PAST_CONVERSATIONS);
+  });
+});
+
+describe("answer actions", () => {
+  it("prefer the answer's actions over its suggestion labels, and a null filter removes it", () => {
+    const a = recordedAnswer();
+    const views = answerActions(a);
+    assert.equal(views.length, a.actions.length);
+    assert.equal(views[0].action, "open");
+    const none = answerActions({ actions: [{ kind: "scope", label: "Ask again without the language filter", language: null }], suggestions: ["x"] });
+    assert.deepEqual(none, [{ label: "Ask again without the language filter", action: "scope", scope: { language: undefined } }]);
+    assert.deepEqual(answerActions({ actions: [], suggestions: ["why?"] }), [{ label: "why?", action: "ask", query: "why?" }]);
+    assert.deepEqual(suggestionView({ kind: "ask", label: "Ask about `Flask.run`", question: "what does Flask.run do?" }), { label: "Ask about `Flask.run`", action: "ask", query: "what does Flask.run do?" });
   });
 });

@@ -19,6 +19,8 @@ function evidence(id: string, path: string, startLine: number, endLine: number, 
 
 function answer(overrides: Partial<Answer> = {}): Answer {
   return {
+    actions: [],
+    searched: null,
     citationsUsed: ["E1"],
     sentences: [],
     depthSignals: [],

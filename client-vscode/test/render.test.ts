@@ -17,6 +17,8 @@ import { conf, meta } from "./samples";
 
 function answer(overrides: Partial<Answer> = {}): Answer {
   return {
+    actions: [],
+    searched: null,
     citationsUsed: ["E1"],
     sentences: [],
     depthSignals: [],

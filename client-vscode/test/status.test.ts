@@ -8,7 +8,7 @@ import { recorded } from "./samples";
 const recordedIndexState = recorded<IndexStateParams>("indexState");
 
 function project(overrides: Partial<ProjectState> = {}): ProjectState {
-  return { name: "app", root: "/w/app", state: "ready", files: 10, chunks: 40, embedded: 40, embedTotal: 40, errors: 0, skipped: {}, phase: "ready", symbols: 0, embedRate: 0, embedEtaS: null, readOnly: false, rebuilt: "", storage: "/s/app", indexing: false, queued: false, ...overrides };
+  return { name: "app", root: "/w/app", state: "ready", files: 10, chunks: 40, embedded: 40, embedTotal: 40, errors: 0, skipped: {}, phase: "ready", symbols: 0, embedRate: 0, embedEtaS: null, readOnly: false, rebuilt: "", storage: "/s/app", indexing: false, queued: false, writerPid: null, ...overrides };
 }
 
 describe("statusView", () => {

@@ -91,3 +91,18 @@ def test_similarity_moves_a_verdict_one_step(source) -> None:
         "`parse_config` reads the TOML file [E1].", evidences, similarity=lambda s, p: [0.1]
     )
     assert far[0].verdict == "weak"  # the terms say supported, the meaning says otherwise
+
+
+def test_a_percentage_matches_the_fraction_the_code_writes() -> None:
+    from code_compass.answer.sentence_check import _mismatches as mismatches
+    from code_compass.answer.sentence_check import stated_facts
+
+    class _Cited:  # the two fields the check reads
+        path = "pricing.py"
+        text = "def compute_discount(total):\n    return total * 0.2\n"
+
+    said = "Gold customers get 20% off [E1]."
+    assert stated_facts(said)[0] == ["20"]
+    assert mismatches(said, [_Cited()]) == ()  # type: ignore[list-item]
+    assert mismatches("Gold customers get 25% off [E1].", [_Cited()]) == ("25",)  # type: ignore[list-item]
+    assert mismatches("It retries 20 times [E1].", [_Cited()]) == ("20",)  # type: ignore[list-item]

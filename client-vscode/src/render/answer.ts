@@ -4,7 +4,7 @@
  */
 import { contextLabel, keyProblem, type Turn } from "../conversation";
 import type { Answer, AnswerState, Citation, Coverage, Evidence } from "../protocol";
-import { type SuggestionView, suggestionViews } from "../suggestions";
+import { type SuggestionView, answerActions } from "../suggestions";
 import { escapeHtml } from "./escape";
 import { type CitationLookup, renderMarkdown } from "./markdown";
 import { applyMarks, verdictSummary, withSentinels } from "./verdicts";
@@ -96,10 +96,11 @@ function renderSuggestion(s: SuggestionView, turn: number, index: number): strin
   }
 }
 
-function renderSuggestions(raw: unknown[] | undefined, turn: number): string {
-  const views = suggestionViews(raw);
-  if (!views.length) return "";
-  return `<div class="suggestions"><div class="label">Suggestions</div>${views.map((s, i) => renderSuggestion(s, turn, i)).join("")}</div>`;
+function renderSuggestions(a: { actions?: unknown[]; suggestions?: unknown[]; searched?: string | null }, turn: number): string {
+  const views = answerActions(a);
+  const searched = a.searched ? `<div class="searched">${escapeHtml(a.searched)}</div>` : "";
+  if (!views.length) return searched;
+  return `${searched}<div class="suggestions"><div class="label">Suggestions</div>${views.map((s, i) => renderSuggestion(s, turn, i)).join("")}</div>`;
 }
 
 function renderCaveats(caveats: string[] | undefined): string {
@@ -158,7 +159,7 @@ export function renderTurn(turn: Turn, index: number, options: RenderOptions = {
     const rejected = keyProblem(a);
     body =
       (rejected ? keyNotice(a.meta?.error ?? "") : renderBadges(a) + renderCaveats(a.confidence?.caveats) + renderAnswerText(a, index)) +
-      renderSuggestions(a.suggestions, index) +
+      renderSuggestions(a, index) +
       renderEvidence(a.evidences ?? [], index);
   } else if (turn.phase === "stopped") {
     body = `${streamed("stopped")}<div class="pending">Stopped.</div>`;

@@ -124,10 +124,25 @@ def stated_facts(sentence: str) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(numbers)), found_paths
 
 
+def _number_in(number: str, text: str) -> bool:
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", text) is not None
+
+
+def _spellings(number: str, sentence: str) -> list[str]:
+    """How code may write a number the sentence states: "20%" is also 0.2 (or .2, 0.20)."""
+    forms = [number]
+    if re.search(rf"(?<![\d.]){re.escape(number)}\s*(?:%|percent|por cento)", sentence):
+        fraction = f"{float(number) / 100:g}"
+        forms += [fraction, fraction.removeprefix("0"), f"{float(number) / 100:.2f}"]
+    return forms
+
+
 def _mismatches(sentence: str, cited: list[Evidence]) -> tuple[str, ...]:
     numbers, found_paths = stated_facts(sentence)
     text = "\n".join(e.text for e in cited)
-    missing = [n for n in numbers if not re.search(rf"(?<![\d.]){re.escape(n)}(?![\d])", text)]
+    missing = [
+        n for n in numbers if not any(_number_in(form, text) for form in _spellings(n, sentence))
+    ]
     missing += [p for p in found_paths if not path_known(p, cited)]
     return tuple(missing)
 

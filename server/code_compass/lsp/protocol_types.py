@@ -113,6 +113,42 @@ class SentenceVerdict(TypedDict):
     verdict: Verdict
     citations: list[str]
     support: float
+    similarity: NotRequired[float]  # cosine with the closest cited passage (model loaded)
+    mismatches: NotRequired[list[str]]  # numbers or paths the cited lines lack
+    removedCitations: NotRequired[list[str]]  # ids of evidence never sent, removed
+
+
+class AnswerAction(TypedDict):
+    """A suggestion as something a client can do: `open` a location, re-ask with a `scope`
+    (a key present with null removes that filter), `ask` another question, or `info`."""
+
+    kind: str  # open | scope | ask | info (others: shown as text)
+    label: str
+    path: NotRequired[str]
+    startLine: NotRequired[int]
+    endLine: NotRequired[int]
+    project: NotRequired[str]
+    pathPrefix: NotRequired[str | None]
+    language: NotRequired[str | None]
+    question: NotRequired[str]
+
+
+class AskedSelection(TypedDict):
+    """The lines an ask was about, as the answer names them."""
+
+    path: str
+    startLine: int
+    endLine: int
+    symbol: str | None
+    terms: list[str]
+
+
+class DepthQuery(TypedDict):
+    """What the ask searched: the question plus the conversation's subject or claim."""
+
+    text: str
+    subject: NotRequired[list[str]]
+    claim: NotRequired[str]
 
 
 class DroppedEvidence(TypedDict):
@@ -150,6 +186,7 @@ class AnswerMeta(TypedDict):
     query: NotRequired[QueryRendering]
     partialIndex: bool
     embedEtaS: NotRequired[float]
+    depthQuery: NotRequired[DepthQuery]
 
 
 class Answer(TypedDict):
@@ -161,7 +198,10 @@ class Answer(TypedDict):
     citations: list[Citation]
     citationsUsed: list[str]
     evidences: list[Evidence]
-    suggestions: list[str]
+    suggestions: list[str]  # the actions' labels, in order (for older clients)
+    actions: list[AnswerAction]
+    searched: str | None  # what was searched and came closest, when nothing reached minScore
+    selection: NotRequired[AskedSelection]
     sentences: list[SentenceVerdict]
     meta: AnswerMeta
     depthSignals: list[str]  # why the depth controller chose `depth`
@@ -207,7 +247,8 @@ class ProjectState(TypedDict):
     storage: str
     indexing: bool
     queued: bool
-    lastError: NotRequired[str]  # the last pass failed
+    lastError: NotRequired[str]  # the last pass failed, or the embedding worker fails
+    writerPid: int | None  # read-only: the process that writes this index, when known
 
 
 class StatusProject(ProjectState):
@@ -252,6 +293,7 @@ class StatusResult(TypedDict):
     storage: str
     indexing: bool
     settings: StatusSettings
+    embedCacheRebuilt: str  # why the shared embedding cache was recreated ("" if it was not)
 
 
 class ReindexParams(TypedDict):
