@@ -18,7 +18,8 @@ async def test_progress_begins_as_documented_and_ui_cancel_stops_the_pass(
     big = many_files(tmp_path / "big", 500)
     s = await start([big])
     deadline = time.monotonic() + 20
-    while not s.client.progress_reports:
+    # The token is created first and `begin` follows the client's reply: wait for both.
+    while not any(s.client.progress_reports.values()):
         assert time.monotonic() < deadline, "no progress token"
         await asyncio.sleep(0.02)
     token, reports = next(iter(s.client.progress_reports.items()))
