@@ -85,11 +85,11 @@ def attack_hostile(rounds: int, rows: dict[str, Row]) -> None:
     files = hostile_set(full=True)
     for _ in range(rounds):
         for f in files:
-            _one_hostile(f, serial, pool_files=0)
+            _one_hostile(f, serial)
         _all_hostile(files, pooled)
 
 
-def _one_hostile(f: Hostile, row: Row, pool_files: int) -> None:
+def _one_hostile(f: Hostile, row: Row) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
         (ws / f.rel).parent.mkdir(parents=True, exist_ok=True)

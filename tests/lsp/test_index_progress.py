@@ -18,11 +18,11 @@ async def test_progress_begins_as_documented_and_ui_cancel_stops_the_pass(
     big = many_files(tmp_path / "big", 500)
     s = await start([big])
     deadline = time.monotonic() + 20
-    while not any(s.client.progress_reports.values()):  # the token, then its begin
+    # The token is created first and `begin` follows the client's reply: wait for both.
+    while not any(s.client.progress_reports.values()):
         assert time.monotonic() < deadline, "no progress token"
         await asyncio.sleep(0.02)
-    # The first token that has reported (another, e.g. a second progress, may still be empty).
-    token, reports = next((t, r) for t, r in s.client.progress_reports.items() if r)
+    token, reports = next(iter(s.client.progress_reports.items()))
     begin = reports[0]
     assert begin.kind == "begin" and begin.title == "Code Compass: indexing big"
     assert (begin.message, begin.percentage, begin.cancellable) == ("scanning files", 0, True)

@@ -207,6 +207,14 @@ def worker_entry() -> None:
     _worker_main(Connection(fd), parent, memory_limit)
 
 
+def _worker_env() -> dict[str, str]:
+    """The parent's environment, with the folder this package is imported from first on the
+    path: the worker imports the same code however the parent found it."""
+    here = str(Path(__file__).resolve().parents[2])
+    path = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (here, path) if p)}
+
+
 class _Worker:
     """One worker process and its socket; `task` is the index of the file it is parsing.
 
@@ -221,6 +229,7 @@ class _Worker:
             argv = [str(theirs.fileno()), str(os.getpid()), str(memory_limit)]
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", code, *argv],
+                env=_worker_env(),
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,  # the server's stdout is the protocol channel
@@ -295,6 +304,8 @@ class GuardedPool:
         try:
             message = w.conn.recv()
         except (EOFError, OSError):  # the worker died: its file (if any) is the suspect
+            if task is None:
+                self._start_failed()
             self._replace(w)
             return [] if task is None else [(task, SKIP_CRASHED)]
         if task is None:  # the start signal
@@ -312,11 +323,14 @@ class GuardedPool:
                 out.append((w.task, SKIP_TIMEOUT))
                 self._replace(w)
             elif not w.ready and now - w.since > WORKER_START_TIMEOUT_S:
-                self.start_failures += 1
-                if self.start_failures >= WORKER_START_FAILURES:
-                    raise RuntimeError("parse workers do not start")
+                self._start_failed()
                 self._replace(w)
         return out
+
+    def _start_failed(self) -> None:
+        self.start_failures += 1
+        if self.start_failures >= WORKER_START_FAILURES:
+            raise RuntimeError("parse workers do not start")
 
     def _replace(self, w: _Worker) -> None:
         _kill(w.proc)
