@@ -22,7 +22,7 @@ async def test_progress_begins_as_documented_and_ui_cancel_stops_the_pass(
     while not any(s.client.progress_reports.values()):
         assert time.monotonic() < deadline, "no progress token"
         await asyncio.sleep(0.02)
-    token, reports = next(iter(s.client.progress_reports.items()))
+    token, reports = next((t, r) for t, r in s.client.progress_reports.items() if r)
     begin = reports[0]
     assert begin.kind == "begin" and begin.title == "Code Compass: indexing big"
     assert (begin.message, begin.percentage, begin.cancellable) == ("scanning files", 0, True)
