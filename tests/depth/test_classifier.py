@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -105,10 +107,11 @@ class BagEmbedder:
     """Deterministic bag-of-words vectors: cosine > 0 only for shared words."""
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        vecs = np.zeros((len(texts), 64), dtype=np.float32)
+        # crc32, not hash(): str hashes change per process, and so would the collisions.
+        vecs = np.zeros((len(texts), 4096), dtype=np.float32)
         for n, t in enumerate(texts):
             for w in t.lower().split():
-                vecs[n, hash(w.strip("?.,`")) % 64] += 1.0
+                vecs[n, zlib.crc32(w.strip("?.,`").encode()) % 4096] += 1.0
         return vecs
 
 
