@@ -14,6 +14,8 @@ from code_compass.cli import _Parser
 from code_compass.depth.depth_log import DecisionRecord
 from code_compass.index import parse_pool
 from code_compass.index.summary import IndexProgress
+from code_compass.lsp.protocol import CodeCompassProtocol
+from code_compass.lsp.server import CodeCompassServer
 
 _: Any = None  # stands for another library's object: vulture matches attribute names only
 
@@ -24,6 +26,13 @@ DecisionRecord.conversation_id
 DecisionRecord.message_id
 DecisionRecord.sources
 DecisionRecord.created_at
+
+# pygls finds builtin handlers by their lsp_method tag and calls these overrides itself.
+CodeCompassProtocol.lsp_text_document__did_open
+CodeCompassProtocol.lsp_text_document__did_change
+CodeCompassProtocol.lsp_text_document__did_close
+CodeCompassServer.window_show_message
+CodeCompassServer.report_server_error
 
 # lsp/progress.describe reads them by name (from an IndexProgress or its JSON).
 IndexProgress.files_done

@@ -134,6 +134,10 @@ LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms
 LSP_INTERACTIVE_WORKERS = 2
 LSP_BULK_WORKERS = 2  # searches and asks in parallel; the machine's cores, not more
 LSP_BULK_QUEUE_MAX = 1000  # searches/asks waiting; past it refused at once (-32803)
+# A thread that waits for the GIL gets it after at most this long (CPython's default: 5 ms). A
+# hover releases it at every SQLite and Tantivy call; beside running searches each release cost
+# up to 5 ms to win back.
+LSP_GIL_SWITCH_INTERVAL_S = 0.001
 LSP_BULK_YIELD_MAX_S = 0.1  # a search waits at most this long for hovers (their target)
 LSP_RECENT_IDS = 10_000  # request ids remembered to refuse a reused one (answered once)
 LSP_POPUP_INTERVAL_S = 60.0  # the same window/showMessage at most once a minute

@@ -87,6 +87,7 @@ async def test_work_cancelled_while_queued_never_runs() -> None:
         queued = asyncio.ensure_future(lanes.run(Lane.BULK, ran.append, 1))
         await asyncio.sleep(0.05)
         queued.cancel()
+        await asyncio.sleep(0.05)  # the loop hands the cancel to the pool's future
         release.set()
         await asyncio.gather(*blockers)
         await asyncio.sleep(0.05)

@@ -52,10 +52,6 @@ class EditorBuffers:
             if old is not None:
                 self._total -= len(old)
 
-    @property
-    def total_chars(self) -> int:
-        return self._total
-
     def get(self, *paths: Path) -> str | None:
         """The first of these spellings of one file that has a buffer."""
         with self._lock:

@@ -45,7 +45,6 @@ class ClientMessages:
         self._last_shown: dict[str, float] = {}
         self._popups: deque[float] = deque()
         self._logs: deque[float] = deque()
-        self.suppressed = 0  # messages dropped by the log's own limit
 
     def show(self, kind: types.MessageType, message: str) -> bool:
         """A pop-up, if the limits allow; else the same text in the log. True if shown."""
@@ -81,8 +80,6 @@ class ClientMessages:
             allowed = len(self._logs) < LSP_LOG_MESSAGES_PER_S
             if allowed:
                 self._logs.append(now)
-            else:
-                self.suppressed += 1
         if allowed:
             self._notify(
                 types.WINDOW_LOG_MESSAGE, types.LogMessageParams(type=kind, message=message)

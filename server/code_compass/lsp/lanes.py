@@ -60,10 +60,6 @@ class Lanes:
         self._bulk_pending = 0
         self._interactive_busy = 0  # queued or running
 
-    @property
-    def bulk_pending(self) -> int:
-        return self._bulk_pending
-
     async def run(self, lane: Lane, fn: Callable[..., T], *args: Any) -> T:
         """Run `fn(*args)` on `lane` under a fresh cancel token; cancelling the awaiting task
         (pygls does on `$/cancelRequest`) drops queued work and cancels the token."""

@@ -61,7 +61,3 @@ class OpenDocuments:
     def kept(self, uri: str) -> bool:
         with self._lock:
             return uri in self._sizes
-
-    @property
-    def total_chars(self) -> int:
-        return self._total

@@ -43,6 +43,7 @@ from pygls.protocol import (
 
 from code_compass import __version__
 from code_compass.cancellation import Cancelled
+from code_compass.constants import LSP_GIL_SWITCH_INTERVAL_S
 from code_compass.engine_status import EngineStatus, ProjectStatus, project_to_json
 from code_compass.errors import InputError
 from code_compass.lsp.client_messages import ClientMessages
@@ -298,6 +299,7 @@ def create_server() -> CodeCompassServer:
 def run_stdio() -> None:
     """`code-compass serve`: serve over stdin/stdout until `exit` or end of input."""
     ls = create_server()
+    sys.setswitchinterval(LSP_GIL_SWITCH_INTERVAL_S)  # hovers beside busy search threads
     try:
         ls.start_io()
     finally:
