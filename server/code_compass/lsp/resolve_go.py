@@ -484,7 +484,7 @@ class GoScopes:
         if found is None:
             return None
         if isinstance(found, str):
-            return Resolution((), found, by="scope")
+            return Resolution((), found)
         f = found.file
         row, col = f.position(found.node)
         package = f.rel.rsplit("/", 1)[0].replace("/", ".") if "/" in f.rel else ""
@@ -493,7 +493,7 @@ class GoScopes:
         sig = f.line(row).strip()
         doc = "" if local else f.doc_before(found.decl)
         target = Target(f.rel, row + 1, col, found.name, found.kind, full, sig, doc, local)
-        return Resolution((target,), "", by="scope")
+        return Resolution((target,), "")
 
 
 def _in_function(node: Node) -> bool:

@@ -26,7 +26,6 @@ class Resolution:
 
     targets: tuple[Target, ...]  # in the workspace, best first; empty when outside/unknown
     outside: str  # full name when defined outside the workspace ("json.dumps"), else ""
-    by: str = "jedi"  # which resolver answered: "scope" (the fast path) | "jedi"
 
     @property
     def is_outside(self) -> bool:

@@ -449,7 +449,7 @@ def _positioned_at(expr: ast.expr, b: Binding) -> ast.expr:
     return expr
 
 
-NOTHING = Resolution((), "", by="scope")  # no identifier there that names a symbol
+NOTHING = Resolution((), "")  # no identifier there that names a symbol
 
 
 @dataclass(frozen=True, slots=True)
@@ -569,10 +569,10 @@ class PythonScopes:
         if found is None:
             return None
         if isinstance(found, str):
-            return Resolution((), found, by="scope")
+            return Resolution((), found)
         if not found:
             return None
-        return Resolution(tuple(dedupe([self._target(b) for b in found])), "", by="scope")
+        return Resolution(tuple(dedupe([self._target(b) for b in found])), "")
 
     def _keyword(
         self, info: ModuleInfo, scope: PyScope, func: ast.expr, name: str
@@ -843,7 +843,35 @@ class PythonScopes:
         found = self._class_member(info, cls, name, skip, set(), depth)
         if not found and name.startswith("__") and name.endswith("__"):
             return f"builtins.object.{name}"  # `__dict__`, `__class__`: every object's
+        if found is None:
+            outside = self._outside_bases(info, cls, name, set(), depth)
+            if outside:
+                return f"{outside[0]}.{name}"  # only bases outside the workspace can have it
         return found or None
+
+    def _outside_bases(
+        self, info: ModuleInfo, cls: PyScope, name: str, seen: set[int], depth: int
+    ) -> list[str] | None:
+        """The bases from outside the workspace along the hierarchy, when every base is
+        known and no workspace class in it defines `name`; None otherwise."""
+        if id(cls) in seen or depth > MAX_FOLLOW:
+            return None
+        seen.add(id(cls))
+        if name in cls.bindings or name in cls.instance_attrs:
+            return None
+        out: list[str] = []
+        for base in cls.bases:
+            parent = self._eval(info, cls.parent or info.module, base, depth + 1)
+            if parent is not None and parent.kind == "outside":
+                out.append(parent.outside)
+                continue
+            if parent is None or parent.kind != "class" or parent.scope is None or not parent.info:
+                return None
+            deeper = self._outside_bases(parent.info, parent.scope, name, seen, depth + 1)
+            if deeper is None:
+                return None
+            out.extend(deeper)
+        return out
 
     # -- targets --------------------------------------------------------------------
     def _target(self, b: Binding) -> Target:

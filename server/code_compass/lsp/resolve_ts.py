@@ -152,7 +152,7 @@ class TypeScriptScopes:
         found = self._lookup(parsed, node, name)
         if found is None:
             if name in JS_GLOBALS:
-                return Resolution((), f"lib.{name}", by="scope")
+                return Resolution((), f"lib.{name}")
             return None
         return self._result(_overload(self._follow(found, 0), node))
 
@@ -468,8 +468,8 @@ class TypeScriptScopes:
         if found is None:
             return None
         if isinstance(found, str):
-            return Resolution((), found, by="scope")
-        return Resolution((_target(found),), "", by="scope")
+            return Resolution((), found)
+        return Resolution((_target(found),), "")
 
 
 def _overload(found: Decl | str | None, callee: Node) -> Decl | str | None:

@@ -52,6 +52,7 @@ from code_compass.lsp.open_documents import OpenDocuments
 from code_compass.lsp.params import invalid_params
 from code_compass.lsp.progress import INDEX_STATE, IndexProgressReporter
 from code_compass.lsp.protocol import CodeCompassProtocol
+from code_compass.lsp.resolve import close_shared_resolver
 from code_compass.records import JsonObject
 
 if TYPE_CHECKING:
@@ -214,6 +215,7 @@ class CodeCompassServer(LanguageServer):
             log.warning("indexing thread did not stop within %ss", SHUTDOWN_JOIN_S)
         self.buffer_lane.shutdown(wait=True, cancel_futures=True)
         self.lanes.shutdown()
+        close_shared_resolver(self)  # jedi's process ends with the server
         engine, self.engine = self.engine, None
         if engine is not None:
             try:

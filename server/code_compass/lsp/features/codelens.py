@@ -6,7 +6,9 @@ line of source code (not configuration or scripts) where the name is an identifi
 (never a comment, docstring or string), other than a definition's own line; a "doc reference"
 is a prose line that mentions the symbol (backticked, qualified, or a name that cannot be an
 English word). The peek lists at most
-`LENS_MAX_LOCATIONS` locations, docs first; past that the title says "showing 50 of 511".
+`LENS_MAX_LOCATIONS` locations, docs first, each re-read from the buffer or disk; the lines
+past them are counted from the passages' indexed text (no file read), and the title says
+"showing 50 of 511".
 
 The lens command is `codeCompass.showReferences` with [uri, position, locations]. The VS Code
 client runs it itself (a peek view); any other client runs it on the server through
@@ -34,6 +36,7 @@ from code_compass.lsp.features.evidence import (
     Mention,
     Subject,
     TextCache,
+    chunk_mentions,
     file_uri,
     locate_all,
     name_pattern,
@@ -207,7 +210,12 @@ class CodeLensFeature:
         for hit in hits:
             if hit.language not in DOC_LANGUAGES and hit.language not in CODE_LANGUAGES:
                 continue  # `run:` in a CI config or `flask run` in a script uses no symbol
-            for m in locate_all(hit, subject, cache):
+            # The locations the peek lists are re-read now (evidence at the line that mentions
+            # the symbol today); past them, the indexed passage text is enough to count.
+            found = None
+            if len(docs) + len(code) >= LENS_MAX_LOCATIONS:
+                found = chunk_mentions(hit, subject)
+            for m in found if found is not None else locate_all(hit, subject, cache):
                 key = (m.path, m.line)
                 if key in seen or key in def_lines:
                     continue

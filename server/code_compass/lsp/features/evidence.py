@@ -146,3 +146,23 @@ def locate_all(hit: SearchHit, subject: Subject, cache: TextCache) -> list[Menti
                 Mention(hit.path, n, cols[0], short(lines[n - 1], cols[0]), False, hit.language)
             )
     return out
+
+
+def chunk_mentions(hit: SearchHit, subject: Subject) -> list[Mention] | None:
+    """The lines of a passage that mention the symbol, read from its indexed text (which the
+    index keeps in step with buffers and disk): for counting past what a list shows. None
+    when the hit carries no text (or is a PDF page): re-read it instead."""
+    if not hit.text or hit.language in PAGED_LANGUAGES:
+        return None
+    name = subject.name
+    if hit.language in DOC_LANGUAGES:
+        out = []
+        for i, line in enumerate(hit.text.split("\n")):
+            col = doc_column(line, name, subject.qualifiers)
+            if col is not None:
+                out.append(Mention(hit.path, hit.start_line + i, col, "", True, hit.language))
+        return out
+    return [
+        Mention(hit.path, hit.start_line + n - 1, cols[0], "", False, hit.language)
+        for n, cols in sorted(code_columns_in(hit.text, hit.language, name).items())
+    ]
