@@ -95,7 +95,9 @@ class EmbeddingLinks:
             self.error = str(exc)
             log.warning("embeddings off: %s", exc)
             return False
-        self._cache = EmbeddingCache(self._storage / "embed-cache.sqlite", self._embedder.model_id)
+        self._cache = EmbeddingCache(
+            self._storage / "embed-cache.sqlite", self._embedder.model_id, unit_vectors=True
+        )
         return True
 
     def get(self, project: str) -> ProjectEmbeddings | None:
