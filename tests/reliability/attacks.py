@@ -313,11 +313,6 @@ def run_kill_case(
     return Outcome(f"kill -9 index: {phase}", case, not problem, True, problem)
 
 
-def touch_all(ws: Path, files: int, salt: int) -> None:
-    """Give the next run real work: every module changes."""
-    write_workspace(ws, files, salt)
-
-
 def delays(window: tuple[float, float], n: int, rng: random.Random) -> Iterator[float]:
     lo, hi = window
     for _ in range(n):

@@ -37,6 +37,7 @@ _BUSY_TIMEOUT_MS = 5_000  # another process writing: wait this long before givin
 _GC_INTERVAL_S = 3_600.0  # the age limit is checked this often (by any process sharing the file)
 _GC_MARGIN = 0.10  # during a run, collect once the cap is exceeded by this share
 _QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024
+_UNIT_TOLERANCE = 1e-3  # a cached vector further than this from length 1 is damaged
 _GC_STEP = 2_000  # rows deleted per transaction: other writers never wait for a whole collection
 
 
@@ -55,8 +56,11 @@ class EmbeddingCache:
         *,
         keep_days: int | None = None,
         max_entries: int | None = None,
+        unit_vectors: bool = False,
     ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        # The vectors are normalised (the model's are): one that is not was damaged on disk.
+        self.unit_vectors = unit_vectors
         self.path = path
         self.model_id = model_id
         self.dims = dims
@@ -150,19 +154,33 @@ class EmbeddingCache:
                     f" WHERE model_id = ? AND hash IN ({marks})",
                     [self.model_id, *part],
                 ).fetchall()
-                stale = []
+                stale, damaged = [], []
                 for h, blob, used in rows:
-                    if len(blob) != self.dims * 4:  # a damaged row: computed again
+                    vec = _checked_vector(blob, self.dims, unit=self.unit_vectors)
+                    if vec is None:  # damaged in place (SQLite has no checksums): redo it
+                        damaged.append(h)
                         continue
-                    found[h] = np.frombuffer(blob, dtype=np.float32).copy()
+                    found[h] = vec
                     if used < today:
                         stale.append(h)
+                if damaged:
+                    self._drop_damaged(damaged)
                 if stale:  # touch at day granularity: reads stay reads most of the time
                     self._db.executemany(
                         "UPDATE vectors SET last_used = ? WHERE model_id = ? AND hash = ?",
                         [(today, self.model_id, h) for h in stale],
                     )
         return found
+
+    def _drop_damaged(self, hashes: list[str]) -> None:
+        """Delete rows whose vector is not a unit vector; the caller holds self._lock."""
+        log.warning("embedding cache %s: %d damaged entries dropped", self.path, len(hashes))
+        self.recreated = f"embedding cache: {len(hashes)} damaged entries dropped"
+        with self._write():
+            self._db.executemany(
+                "DELETE FROM vectors WHERE model_id = ? AND hash = ?",
+                [(self.model_id, h) for h in hashes],
+            )
 
     def _put_many(self, items: list[tuple[str, np.ndarray]]) -> None:
         today = _today()
@@ -302,3 +320,16 @@ def _prepare(db: sqlite3.Connection) -> None:
     )
     db.execute("CREATE INDEX IF NOT EXISTS vectors_used ON vectors (last_used)")
     db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value REAL NOT NULL)")
+
+
+def _checked_vector(blob: bytes, dims: int, *, unit: bool) -> np.ndarray | None:
+    """The stored vector, or None unless it is `dims` finite floats (of length ~1 if `unit`:
+    random bytes almost never are)."""
+    if len(blob) != dims * 4:
+        return None
+    vec = np.frombuffer(blob, dtype=np.float32).copy()
+    if not np.isfinite(vec).all():
+        return None
+    if unit and abs(float(np.linalg.norm(vec)) - 1.0) > _UNIT_TOLERANCE:
+        return None
+    return vec

@@ -152,7 +152,9 @@ class EmbeddingLinks:
             return False
         if self._queries_only:
             return True
-        self._cache = EmbeddingCache(self._storage / "embed-cache.sqlite", self._embedder.model_id)
+        self._cache = EmbeddingCache(
+            self._storage / "embed-cache.sqlite", self._embedder.model_id, unit_vectors=True
+        )
         return True
 
     def embed(self, texts: Sequence[str]) -> np.ndarray | None:

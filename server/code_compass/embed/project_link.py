@@ -88,6 +88,11 @@ class ProjectEmbeddings:
             self.store.delete_chunk_ids(orphans)
         self.store.flush()  # a store found unreadable is replaced now, not at the next save
         if lost or orphans or unflagged:
+            self.project.rebuilt = _joined(
+                self.project.rebuilt,
+                f"vectors reconciled with the catalog: {len(lost)} to embed again,"
+                f" {len(orphans)} orphans dropped, {len(unflagged)} flagged",
+            )
             log.info(
                 "%s: %d vectors to redo, %d orphans dropped, %d flags set",
                 self.project.name,
