@@ -157,7 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGINT, _on_sigint)
     try:
         code = _run(args)
-        sys.stdout.flush()  # a closed pipe shows here, inside the handlers below, not at exit
+        if args.command not in ("serve", "mcp") and not sys.stdout.closed:
+            sys.stdout.flush()  # a closed pipe shows here, inside the handlers below, not at exit
         return code
     except InputError as exc:
         sys.stderr.write(f"code-compass: {exc.field}: {exc.message}\n")

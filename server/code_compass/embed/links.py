@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the model's imports (ONNX Runtime) load only when embedding
 log = logging.getLogger(__name__)
 
 WAIT_POLL_S = 0.5  # a synchronous wait for vectors reports progress this often
+PRELOAD_JOIN_S = 60.0  # closing waits this long for a model load started in the background
 
 
 class EmbeddingLinks:
@@ -41,6 +42,7 @@ class EmbeddingLinks:
         self._query_projects: dict[str, Project] = {}  # queries only: read when first searched
         self._readers: dict[str, VectorReader] = {}
         self._peeked_id: str | None = None
+        self._preload: threading.Thread | None = None
         self.error = ""  # why embeddings are off although enabled, if they are
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()  # loading the model (apart: a load takes a while)
@@ -80,7 +82,9 @@ class EmbeddingLinks:
         def load() -> None:
             self._load_model()
 
-        threading.Thread(target=load, name="model-preload", daemon=True).start()
+        thread = threading.Thread(target=load, name="model-preload", daemon=True)
+        self._preload = thread
+        thread.start()
 
     def has_vectors(self, project: str) -> bool:
         """The project's chunks get vectors (a writer's link, or read by a query process)."""
@@ -233,6 +237,9 @@ class EmbeddingLinks:
         return all(link.worker.wait_idle(timeout) for link in links)
 
     def close(self) -> None:
+        preload = self._preload
+        if preload is not None:  # an exit mid-load (ONNX Runtime's threads) would abort
+            preload.join(PRELOAD_JOIN_S)
         with self._lock:
             names = list(self._links)
         for name in names:
