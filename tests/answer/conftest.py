@@ -228,6 +228,10 @@ def source(workspace: Path) -> FileSource:
 @pytest.fixture
 def fake_api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
     """The fake Messages API; the SDK finds it through ANTHROPIC_BASE_URL, as in production."""
+    # The SDK loads at a process's first call (answer/llm.py): a test that times a call
+    # measures the call, not that one-time import.
+    import anthropic  # noqa: F401
+
     with FakeAnthropic() as fake:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-secret")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.cli import _open_engine, build_parser
+from code_compass.cli import build_parser
+from code_compass.cli.commands import open_engine
 from code_compass.constants import BYTES_PER_KB, DEFAULT_MAX_FILE_BYTES
 from code_compass.engine import Engine
 from code_compass.engine_status import status_to_json
@@ -74,7 +75,7 @@ def test_sizes_are_si_kilobytes_in_the_editor_setting_and_the_cli(tmp_path: Path
     from_editor, _ = parse_settings({"maxFileSizeKb": 3})
     flags = ["--workspace", str(tmp_path), "--storage", str(tmp_path / "st")]
     args = build_parser().parse_args(["status", *flags, "--max-file-kb", "3"])
-    engine, _names = _open_engine(args)
+    engine, _names = open_engine(args)
     try:
         assert engine.settings.scan.max_file_bytes == from_editor.scan.max_file_bytes == 3000
     finally:

@@ -3,6 +3,9 @@
 Exit codes: 0 ok, 1 unexpected failure, 2 bad input (nothing touched), 3 the index is being
 written by another process and `index --no-wait` was given, 130 interrupted (Ctrl-C),
 141 stdout closed early (`| head`).
+
+Only the argument parser and its limits load here; each command imports what it needs, so
+`--version` starts no engine and `status` no embedding model (scripts/bench_cli.py).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from code_compass import __version__
 from code_compass.constants import (
@@ -28,10 +31,6 @@ from code_compass.constants import (
 from code_compass.errors import InputError
 from code_compass.validation import SEARCH_MODES
 
-if TYPE_CHECKING:  # the engine (Tantivy, numpy) loads only for a command that needs it
-    from code_compass.engine import Engine
-
-EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
 EXIT_BUSY = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
@@ -138,12 +137,6 @@ def _filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-score", type=float, default=None, help="between 0 and 1 (default 0.6)")
 
 
-def _open_engine(args: argparse.Namespace) -> tuple[Engine, list[str]]:
-    from code_compass.cli.commands import open_engine
-
-    return open_engine(args)
-
-
 _interrupted = False
 
 
@@ -164,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGINT, _on_sigint)
     try:
         code = _run(args)
-        if args.command not in ("serve", "mcp"):  # a server's transport has closed stdout
+        if args.command not in ("serve", "mcp") and not sys.stdout.closed:
             sys.stdout.flush()  # a closed pipe shows here, inside the handlers below, not at exit
         return code
     except InputError as exc:

@@ -44,6 +44,9 @@ class EmbeddingFailed(RuntimeError):
     """Waiting for vectors cannot end well: the embedding worker keeps failing or died."""
 
 
+PRELOAD_JOIN_S = 60.0  # closing waits this long for a model load started in the background
+
+
 class EmbeddingLinks:
     def __init__(self, storage: Path, enabled: bool, *, queries_only: bool = False) -> None:
         """`queries_only`: a one-shot query process (a CLI search or ask) reads the committed
@@ -54,6 +57,7 @@ class EmbeddingLinks:
         self._query_projects: dict[str, Project] = {}  # queries only: read when first searched
         self._readers: dict[str, VectorReader] = {}
         self._peeked_id: str | None = None
+        self._preload: threading.Thread | None = None
         self.error = ""  # why embeddings are off although enabled, if they are
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()  # loading the model (apart: a load takes a while)
@@ -95,8 +99,9 @@ class EmbeddingLinks:
         def load() -> None:
             self._load_model()
 
-        self._preload = threading.Thread(target=load, name="model-preload", daemon=True)
-        self._preload.start()
+        thread = threading.Thread(target=load, name="model-preload", daemon=True)
+        self._preload = thread
+        thread.start()
 
     def has_vectors(self, project: str) -> bool:
         """The project's chunks get vectors (a writer's link, or read by a query process)."""
@@ -309,10 +314,9 @@ class EmbeddingLinks:
         return all(link.worker.wait_idle(timeout) for link in links)
 
     def close(self) -> None:
-        # A process that exits while ONNX Runtime is still loading on another thread aborts
-        # ("terminate called without an active exception"): let the load finish first.
-        if self._preload is not None:
-            self._preload.join()
+        preload = self._preload
+        if preload is not None:  # an exit mid-load (ONNX Runtime's threads) would abort
+            preload.join(PRELOAD_JOIN_S)
         with self._lock:
             names = list(self._links)
         for name in names:

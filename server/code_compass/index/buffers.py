@@ -67,6 +67,8 @@ class EditorBuffers:
         """rel path -> buffer text under `root`, for the indexer."""
 
         def text_for(rel: str) -> str | None:
+            if not self._texts:  # no editor here (a CLI run): skip building the path per file
+                return None
             return self.get((root / rel).absolute())
 
         return text_for
