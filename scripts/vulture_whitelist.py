@@ -90,6 +90,10 @@ _.startLine
 _.tokensIn
 _.tokensOut
 _.tookMs
+_.removedCitations
+_.depthQuery
+_.writerPid
+_.embedCacheRebuilt
 _.topK
 _.visit_Match  # lsp/resolve_python.py: ast.NodeVisitor dispatches on the node's class name
 _.visit_AnnAssign  # lsp/resolve_python.py (ast.NodeVisitor)

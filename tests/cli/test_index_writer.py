@@ -22,7 +22,7 @@ import pytest
 from tests.conftest import write_tree
 from tests.engine.fixtures import SAMPLE_FILES
 
-N_FILES = 120  # about 360 chunks: several seconds of embedding even on a fast machine
+N_FILES = 600  # about 1,800 chunks: ~10 s of embedding at ~180 chunks/s on an idle 2-core machine
 
 
 def cli(*args: str) -> list[str]:

@@ -65,7 +65,6 @@ class EmbeddingLinks:
         self._cache: EmbeddingCache | None = None
         self._links: dict[str, ProjectEmbeddings] = {}
         self._restarts: dict[str, tuple[int, float]] = {}  # project -> (restarts, next allowed)
-        self._preload: threading.Thread | None = None
 
     @property
     def model_id(self) -> str | None:
