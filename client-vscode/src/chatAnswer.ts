@@ -8,6 +8,7 @@
 import type { WireLocation } from "./locations";
 import type { Answer, Evidence } from "./protocol";
 import { confidenceScore, locationLabel } from "./render/answer";
+import { answerActions } from "./suggestions";
 
 export type ChatPart =
   | { kind: "markdown"; value: string }
@@ -120,6 +121,8 @@ export function answerParts(answer: Answer, streamed = ""): ChatPart[] {
   parts.push({ kind: "markdown", value: `\n\n${statusLine(answer)}\n` });
   const caveats = answer.confidence?.caveats ?? [];
   if (caveats.length) parts.push({ kind: "markdown", value: `\n${caveats.map((c) => `- *${escapeMarkdown(c)}*`).join("\n")}\n` });
+  if (answer.searched) parts.push({ kind: "markdown", value: `\n${escapeMarkdown(answer.searched)}\n` });
+  parts.push(...actionParts(answer));
   const evidences = answer.evidences ?? [];
   if (evidences.length) {
     const cited = new Set((answer.citations ?? []).map((c) => c.id));
@@ -127,6 +130,26 @@ export function answerParts(answer: Answer, streamed = ""): ChatPart[] {
     for (const ev of evidences) parts.push(...evidenceLine(ev, cited.has(ev.id)));
     for (const ev of evidences) {
       parts.push({ kind: "reference", location: { path: ev.path, startLine: ev.startLine, endLine: ev.endLine, project: ev.project } });
+    }
+  }
+  return parts;
+}
+
+/**
+ * What the answer offers to do, as chat parts: a location to open is an anchor; a question
+ * to ask is also a follow-up button; a scope is listed (the answer view has its button).
+ */
+function actionParts(answer: Answer): ChatPart[] {
+  const views = answerActions(answer);
+  if (!views.length) return [];
+  const parts: ChatPart[] = [{ kind: "markdown", value: "\n**Try**\n\n" }];
+  for (const v of views) {
+    if (v.action === "open") {
+      parts.push({ kind: "markdown", value: `- ${escapeMarkdown(v.label)} ` });
+      parts.push({ kind: "anchor", location: v.location, title: locationLabel(v.location) });
+      parts.push({ kind: "markdown", value: "\n" });
+    } else {
+      parts.push({ kind: "markdown", value: `- ${escapeMarkdown(v.label)}\n` });
     }
   }
   return parts;

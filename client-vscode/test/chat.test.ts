@@ -57,6 +57,23 @@ describe("answer → chat parts", () => {
     assert.match(markdownOf(answerParts(answer())), /\*\*OK · 82\*\* · coverage high/);
   });
 
+  it("shows what was searched and the actions: the closest match as an anchor, the rest as text", () => {
+    const refusal = answer({
+      state: "FAIL",
+      searched: "Searched for sphere volume; the closest match scored 0.12.",
+      actions: [
+        { kind: "open", label: "Open `circle_area`, the closest match", path: "geometry/shapes.py", startLine: 6, endLine: 13 },
+        { kind: "scope", label: "Ask again only in docs/", pathPrefix: "docs/" },
+      ],
+    });
+    const parts = answerParts(refusal);
+    const text = markdownOf(parts);
+    assert.match(text, /Searched for sphere volume; the closest match scored 0\\\.12\\\./);
+    assert.match(text, /\*\*Try\*\*\n\n- Open \\`circle\\_area\\`, the closest match <geometry\/shapes\.py:6-13>\n- Ask again only in docs\/\n/);
+    assert.ok(parts.some((p) => p.kind === "anchor" && p.location.path === "geometry/shapes.py" && p.location.startLine === 6));
+    assert.ok(!markdownOf(answerParts(answer({ suggestions: [] }))).includes("**Try**"));
+  });
+
   it("lists every evidence with an anchor to its lines and adds one reference per evidence", () => {
     const parts = answerParts(answer());
     const text = markdownOf(parts);

@@ -759,7 +759,9 @@ async function main() {
 
     await check(page, "@compass answers in the chat view with state, confidence and evidence", async () => {
       const response = await askInChat("How is the area of a circle computed?", 1);
-      const text = await response.innerText();
+      // The chat view renders a finished response progressively: wait for its last section.
+      let text = "";
+      await waitFor(async () => /Evidence \(\d+\)/.test((text = await response.innerText())), 15_000, "the evidence list").catch(() => undefined);
       const listed = /Evidence \((\d+)\)/.exec(text);
       if (!/circle/i.test(text) || !listed) throw new Error(`response was: ${text.slice(0, 400)}`);
       // Every evidence item the answer lists is an anchor (how many there are is retrieval's
@@ -785,19 +787,28 @@ async function main() {
       log(`chat anchor "${aria}" opened; cursor ${(await cursorStatus(page)).text}`);
     });
 
-    await check(page, "@compass offers follow-ups and keeps one conversation", async () => {
+    await check(page, "@compass refuses with the closest match to open, and a follow-up keeps one conversation", async () => {
       const response = await askInChat("How is the volume of a sphere computed?", 2);
-      const text = await response.innerText();
+      let text = "";
+      await waitFor(async () => /\bTry\b/.test((text = await response.innerText())), 15_000, "the refusal's actions").catch(() => undefined);
       if (!/FAIL · \d+/.test(text)) throw new Error(`expected a refusal, got: ${text.slice(0, 300)}`);
+      // The actions: the closest match is an anchor to open (never a sentence asked as a question).
+      const closest = await response.locator("a.chat-inline-anchor-widget", { hasText: "shapes.py" }).count();
+      if (!/\bTry\b/.test(text) || closest < 1) throw new Error(`no closest match to open in: ${text.slice(0, 400)}`);
+      await shot(page, "chat-refusal-actions");
+      // A follow-up button when the answer offers a question to ask, else a typed follow-up.
       const followup = page.locator(".interactive-list .chat-followups .monaco-button, .interactive-session-followups .monaco-button").first();
-      await followup.waitFor({ timeout: 10_000 });
-      const label = (await followup.innerText()).trim();
-      await shot(page, "chat-followups");
-      await followup.click();
-      await waitForChatAnswer(3);
+      let label = "And how is the area of a circle computed?";
+      if (await followup.isVisible().catch(() => false)) {
+        label = (await followup.innerText()).trim();
+        await followup.click();
+        await waitForChatAnswer(3);
+      } else {
+        await askInChat(label, 3);
+      }
       const ids = chatAnswers().map((x) => x[1]);
       if (ids.length !== 3 || new Set(ids).size !== 1) throw new Error(`conversation ids were ${JSON.stringify(ids)}`);
-      log(`follow-up "${label.slice(0, 80)}" answered; 3 answers in conversation ${ids[0]}`);
+      log(`refusal offered ${closest} closest-match anchor(s); follow-up "${label.slice(0, 80)}" answered; 3 answers in conversation ${ids[0]}`);
     });
   } catch (err) {
     results.push({ name: "setup", ok: false, err });
