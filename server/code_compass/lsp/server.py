@@ -33,6 +33,7 @@ from pygls.exceptions import (
     JsonRpcInternalError,
     JsonRpcServerNotInitialized,
 )
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import (
     JsonRPCNotification,
@@ -53,6 +54,7 @@ from code_compass.lsp.params import invalid_params
 from code_compass.lsp.progress import INDEX_STATE, IndexProgressReporter
 from code_compass.lsp.protocol import CodeCompassProtocol
 from code_compass.lsp.resolve import close_shared_resolver
+from code_compass.lsp.stdio_reader import ChunkedStdinReader
 from code_compass.records import JsonObject
 
 if TYPE_CHECKING:
@@ -164,6 +166,30 @@ class CodeCompassServer(LanguageServer):
     def window_show_message(self, params: types.ShowMessageParams) -> None:
         """Every pop-up goes through the rate limit (`lsp/client_messages.py`)."""
         self.messages.show(params.type, params.message)
+
+    def _start_io_async(self, stdin: Any = None, stdout: Any = None) -> None:
+        """pygls' stdio loop with a reader that reads in large chunks (`lsp/stdio_reader.py`):
+        a hover behind a burst of pipelined searches is read at once, not after them."""
+        self._stop_event = threading.Event()
+        reader = ChunkedStdinReader(stdin or sys.stdin.buffer)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(
+                run_async(
+                    stop_event=self._stop_event,
+                    reader=reader,
+                    protocol=self.protocol,
+                    logger=log,
+                    error_handler=self.report_server_error,
+                )
+            )
+        except BrokenPipeError:
+            log.error("connection to the client lost: shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            reader.close()
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls reports here what it could not handle. A body that is not JSON gets -32700
