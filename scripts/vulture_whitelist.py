@@ -99,3 +99,4 @@ _.visit_Match  # lsp/resolve_python.py: ast.NodeVisitor dispatches on the node's
 _.visit_AnnAssign  # lsp/resolve_python.py (ast.NodeVisitor)
 _.visit_NamedExpr  # lsp/resolve_python.py (ast.NodeVisitor)
 _.visit_withitem  # lsp/resolve_python.py (ast.NodeVisitor)
+_._start_io_async  # lsp/server.py: pygls calls it from start_io

@@ -767,7 +767,8 @@ async function main() {
       // Every evidence item the answer lists is an anchor (how many there are is retrieval's
       // business, checked by the Python tests; here: that each one renders as a link).
       const evidence = Number(listed[1]);
-      const anchors = await response.locator("a.chat-inline-anchor-widget").count();
+      let anchors = 0;
+      await waitFor(async () => (anchors = await response.locator("a.chat-inline-anchor-widget").count()) >= evidence, 10_000, "the evidence anchors").catch(() => undefined);
       if (evidence < 1 || anchors < evidence) throw new Error(`${anchors} anchors for ${evidence} evidence items`);
       const status = new RegExp(`${STATUS_LINE.source}[^\\n]*`).exec(text)[0];
       log(`@compass: "${status}", ${anchors} anchors; ${text.replace(/\s+/g, " ").slice(0, 160)}`);
