@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from code_compass.embed.vectors import FORMAT, POINTER
+from code_compass.embed.vectors import FORMAT, POINTER, best_chunks
 
 log = logging.getLogger(__name__)
 
@@ -110,25 +110,7 @@ class VectorReader:
         if mask is not None:
             scores[~mask] = -np.inf
         valid = int(mask.sum()) if mask is not None else n
-        want = min(valid, k * 4)  # a chunk has few rows: 4k rows almost always hold k chunks
-        while True:
-            top = np.argpartition(-scores, want - 1)[:want] if want < n else np.arange(n)
-            top = top[np.argsort(-scores[top], kind="stable")]
-            out: list[tuple[str, float]] = []
-            seen: set[str] = set()
-            for row in top:
-                if not np.isfinite(scores[row]):
-                    break
-                cid = self._ids[row]
-                if cid in seen:
-                    continue
-                seen.add(cid)
-                out.append((cid, float(scores[row])))
-                if len(out) == k:
-                    return out
-            if want >= valid:
-                return out
-            want = min(valid, want * 4)
+        return best_chunks(scores, self._ids, valid, k)
 
     def _scores(self, q: np.ndarray) -> np.ndarray:
         """Cosine of every row, block by block; each block's pages are dropped after use."""

@@ -29,7 +29,7 @@ import logging
 import os
 import threading
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +103,33 @@ class _Snapshot:
             self.masks.clear()
         self.masks[key] = mask
         return mask
+
+
+def best_chunks(
+    scores: np.ndarray, chunk_ids: Sequence[str], valid: int, k: int
+) -> list[tuple[str, float]]:
+    """The best `k` distinct chunks of row `scores` (filtered-out rows at -inf; `valid` rows
+    are not), best first: a chunk scores as its best row."""
+    n = len(scores)
+    want = min(valid, k * 4)  # a chunk has few rows: 4k rows almost always hold k chunks
+    while True:
+        top = np.argpartition(-scores, want - 1)[:want] if want < n else np.arange(n)
+        top = top[np.argsort(-scores[top], kind="stable")]
+        out: list[tuple[str, float]] = []
+        seen: set[str] = set()
+        for row in top:
+            if not np.isfinite(scores[row]):
+                break
+            cid = chunk_ids[row]
+            if cid in seen:
+                continue
+            seen.add(cid)
+            out.append((cid, float(scores[row])))
+            if len(out) == k:
+                return out
+        if want >= valid:
+            return out
+        want = min(valid, want * 4)
 
 
 class VectorStore:
@@ -234,25 +261,7 @@ class VectorStore:
         q = q / max(float(np.linalg.norm(q)), 1e-12)
         scores = snap.mat @ q
         scores[~mask] = -np.inf
-        want = min(valid, k * 4)  # a chunk has few rows: 4k rows almost always hold k chunks
-        while True:
-            top = np.argpartition(-scores, want - 1)[:want] if want < snap.n else np.arange(snap.n)
-            top = top[np.argsort(-scores[top], kind="stable")]
-            out: list[tuple[str, float]] = []
-            seen: set[str] = set()
-            for row in top:
-                if not mask[row]:
-                    break
-                cid = snap.chunk_ids[row]
-                if cid in seen:
-                    continue
-                seen.add(cid)
-                out.append((cid, float(scores[row])))
-                if len(out) == k:
-                    return out
-            if want >= valid:
-                return out
-            want = min(valid, want * 4)
+        return best_chunks(scores, snap.chunk_ids, valid, k)
 
     def flush(self) -> bool:
         """Save if anything changed since the last save; returns whether it wrote."""
