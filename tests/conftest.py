@@ -12,8 +12,12 @@ from pathlib import Path
 import psutil
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/ -> `fakes` importable
+
+from code_compass.answer import LlmConfig
 from code_compass.engine import Engine
 from code_compass.settings import EngineSettings
+from fakes.fake_anthropic import FakeAnthropic
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -53,6 +57,26 @@ def make_engine(storage: Path) -> Iterator[Callable[..., Engine]]:
     yield factory
     for e in engines:
         e.close()
+
+
+# --- the LLM: the fake Messages API the real SDK talks to ------------------------------------
+@pytest.fixture
+def fake_api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
+    """The fake Messages API; the SDK finds it through ANTHROPIC_BASE_URL, as in production."""
+    # The SDK loads at a process's first call (answer/llm.py): a test that times a call
+    # measures the call, not that one-time import.
+    import anthropic  # noqa: F401
+
+    with FakeAnthropic() as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-secret")
+        yield fake
+
+
+@pytest.fixture
+def llm() -> LlmConfig:
+    """Fast retries and a short time-out so failure tests take milliseconds."""
+    return LlmConfig(model="claude-test", max_retries=2, backoff_base_s=0.01, timeout_s=5.0)
 
 
 # --- process hygiene: no process started by this run outlives it ---------------------------

@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import difflib
 import re
-import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from code_compass.answer import LlmConfig
 from code_compass.records import SearchHit, SearchParams
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ -> `fakes` importable
-from fakes.fake_anthropic import FakeAnthropic
 
 _STOP = {
     "the",
@@ -223,22 +217,3 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def source(workspace: Path) -> FileSource:
     return FileSource({"main": workspace}).index()
-
-
-@pytest.fixture
-def fake_api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
-    """The fake Messages API; the SDK finds it through ANTHROPIC_BASE_URL, as in production."""
-    # The SDK loads at a process's first call (answer/llm.py): a test that times a call
-    # measures the call, not that one-time import.
-    import anthropic  # noqa: F401
-
-    with FakeAnthropic() as fake:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-secret")
-        yield fake
-
-
-@pytest.fixture
-def llm() -> LlmConfig:
-    """Fast retries and a short time-out so failure tests take milliseconds."""
-    return LlmConfig(model="claude-test", max_retries=2, backoff_base_s=0.01, timeout_s=5.0)

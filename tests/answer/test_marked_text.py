@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 from code_compass.answer.marked_text import flagged_sentences, marked_answer
-
-from .conftest import FakeAnthropic
+from fakes.fake_anthropic import FakeAnthropic
 
 ANSWER = {
     "answer": "Parses the file [E1]. Caches it. Deploys helm charts [E1].",  # [E9] was removed
