@@ -19,6 +19,7 @@ from code_compass.index.live_progress import (
     HEARTBEAT_S,
     LiveProgress,
     clear_live,
+    process_start,
     read_live,
     write_live,
 )
@@ -220,6 +221,7 @@ def live_progress(
         embed_total=counts["chunks"] if link is not None else 0,
         embed_rate=embed.rate if embed else 0.0,
         embed_eta_s=embed.eta_s if embed else None,
+        pid_start=process_start(os.getpid()),
     )
     return p.directory, live
 

@@ -186,6 +186,10 @@ def test_index_beside_an_idle_keeper_says_who_keeps_it(tmp_path: Path) -> None:
         embedded = run(*base, timeout=120)
         assert embedded.returncode == 3, embedded.stderr
         assert "does not embed" in embedded.stderr
+        as_json = run(*base, "--no-embed", "--json", timeout=120)
+        assert as_json.returncode == 0, as_json.stderr
+        kept = json.loads(as_json.stdout)["keptBy"]
+        assert kept["pid"] == keeper.pid and kept["complete"] and kept["chunks"] > 0
     finally:
         keeper.kill()
         keeper.wait()

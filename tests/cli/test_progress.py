@@ -11,6 +11,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from code_compass.cli.progress import (
     LineProgress,
     ProgressView,
@@ -23,6 +25,7 @@ from code_compass.index.live_progress import (
     STALE_S,
     LiveProgress,
     clear_live,
+    process_start,
     read_live,
     write_live,
 )
@@ -119,6 +122,22 @@ def test_a_live_file_is_believed_only_from_a_live_recent_writer(tmp_path: Path) 
     write_live(tmp_path, replace(_live(os.getpid()), state="ready"))
     clear_live(tmp_path)
     assert not (tmp_path / "live-progress.json").exists()
+
+
+@pytest.mark.skipif(process_start(os.getpid()) is None, reason="no /proc: start times unknown")
+def test_a_reused_pid_does_not_revive_a_dead_writers_file(tmp_path: Path) -> None:
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        start = process_start(other.pid)
+        assert start is not None
+        write_live(tmp_path, replace(_live(other.pid), pid_start=start))
+        assert read_live(tmp_path) is not None  # the very process that wrote it
+        # The same pid, as if given to a newer process after the writer died.
+        write_live(tmp_path, replace(_live(other.pid), pid_start=str(int(start) - 1)))
+        assert read_live(tmp_path) is None
+    finally:
+        other.kill()
+        other.wait()
 
 
 class _Terminal(io.StringIO):

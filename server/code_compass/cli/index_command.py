@@ -142,6 +142,10 @@ def _kept_by_holder(b: _Busy, live: LiveProgress, args: argparse.Namespace) -> i
     current: done if what it holds is what was asked, else say what is missing."""
     embedded = f"{live.embedded:,}/{live.embed_total:,} chunks embedded"
     complete = args.no_embed or (live.embed_total > 0 and live.embedded >= live.embed_total)
+    if args.json:  # a script reads who keeps the index, as the person reads the line below
+        kept = {"pid": live.pid, "root": str(b.root), "chunks": live.chunks}
+        kept |= {"embedded": live.embedded, "embedTotal": live.embed_total, "complete": complete}
+        print_json({"projects": [], "keptBy": kept})
     if complete:
         sys.stderr.write(
             f"code-compass: the index of {b.root} is kept current by process {live.pid}, "

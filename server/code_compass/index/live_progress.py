@@ -5,6 +5,8 @@ writer's threads. The writer therefore keeps a small JSON file beside the catalo
 is doing (phase, counts, embedding rate and ETA), replaced atomically at every heartbeat while it
 works. Readers trust the file only while its process is alive, and, while it claims to work,
 only while its heartbeat is fresh: a writer that died or hung leaves a file nobody believes.
+A pid the system has since given to another process is recognized by the process's start time
+(where the system tells it: Linux's /proc), so a reused pid does not revive a dead writer's file.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class LiveProgress:
     embed_total: int = 0
     embed_rate: float = 0.0  # chunks/s of the writer's embedding worker
     embed_eta_s: float | None = None
+    pid_start: str | None = None  # process_start(pid) when written; None where unknown
 
     @property
     def working(self) -> bool:
@@ -72,6 +75,8 @@ def read_live(directory: Path, now: float | None = None) -> LiveProgress | None:
     found = _load(live_path(directory))
     if found is None or found.pid == os.getpid() or not pid_alive(found.pid):
         return None
+    if found.pid_start is not None and process_start(found.pid) not in (None, found.pid_start):
+        return None  # the pid now belongs to another process: the writer is gone
     age = (time.time() if now is None else now) - found.heartbeat
     if found.working and age > STALE_S:
         return None
@@ -88,6 +93,17 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:  # alive, owned by someone else
         return True
     return True
+
+
+def process_start(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (Linux), None where unknown: with
+    the pid, it names one process even after the pid is reused."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()  # the name in parentheses may hold spaces
+    return fields[19] if len(fields) > 19 else None  # field 22 of proc(5), counted from 3
 
 
 def _load(path: Path) -> LiveProgress | None:
