@@ -197,12 +197,16 @@ def _go_spans(source: bytes) -> dict[str, tuple[int, int]]:
         return "" if node is None or node.text is None else node.text.decode()
 
     def first_row(node: tree_sitter.Node) -> int:
-        """The node's first row, or that of the comment lines just above it."""
+        """The node's first row, or that of the comment lines just above it (a comment ending
+        the line of an earlier declaration belongs to that one)."""
         row = node.start_point.row
         prev = node.prev_sibling
         while prev is not None and prev.type == "comment" and prev.end_point.row == row - 1:
+            before = prev.prev_sibling
+            if before is not None and before.end_point.row == prev.start_point.row:
+                break
             row = prev.start_point.row
-            prev = prev.prev_sibling
+            prev = before
         return row
 
     def add(name: str, start: int, node: tree_sitter.Node) -> None:
