@@ -124,13 +124,15 @@ def print_groups(mode: str, dim: str, outs: Sequence[Outcome]) -> dict[str, dict
 
 
 def print_misses(mode: str, outs: Sequence[Outcome], limit: int) -> None:
-    misses = [o for o in outs if o.rank != 0]
-    print(f"\n### {mode}: misses ({len(misses)})\n")
+    """Queries whose gold is not first, or first with a score below minScore."""
+    misses = [o for o in outs if o.rank != 0 or o.gold_score < DEFAULT_MIN_SCORE]
+    print(f"\n### {mode}: misses, or gold first below {DEFAULT_MIN_SCORE} ({len(misses)})\n")
     for o in misses[:limit]:
         gold = o.q["gold"]
         assert isinstance(gold, list)
         where = ", ".join(f"{g['path']}:{g['line']}" for g in gold[:3])
-        print(f"- [{o.q['id']}] {o.q['query']!r} rank={o.rank} gold={where} ({o.q['kind']})")
+        print(f"- [{o.q['id']}] {o.q['query']!r} rank={o.rank} score={o.gold_score:.3f}"
+              f" gold={where} ({o.q['kind']}, {o.q['n_defs']} defs)")  # fmt: skip
         for h in o.hits[:3]:
             print(f"    {float(str(h['score'])):.3f} {h['path']}:{h['startLine']}-{h['endLine']}"
                   f" {h.get('symbol', '')}")  # fmt: skip

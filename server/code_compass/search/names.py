@@ -78,9 +78,26 @@ _NOT_NAMES = frozenset(
         "code",
         "default",
         "main",
-        "attribute",
-        "property",
-        "field",
+        "of",
+        "for",
+        "de",
+        "do",
+        "da",
+        "dos",
+        "das",
+        "que",
+        "classe",
+        "função",
+        "funcao",
+        "método",
+        "metodo",
+        "atributo",
+        "constante",
+        "variável",
+        "variavel",
+        "tipo",
+        "propriedade",
+        "campo",
         "o",
         "a",
         "os",
@@ -140,7 +157,7 @@ _KIND_WORD = re.compile(rf"\b(?:{_KINDS_WORDS}|{_PT_KINDS_WORDS})\b", re.I)
 _OTHER_KIND = 0.9  # a definition of another kind than the one the question names
 # Shapes in which a plain word (`update`, `frozen`) is a name: English and Portuguese. Strong
 # shapes say outright that the word is a name, so a weak word (`main`) is taken there.
-_Q = rf"`?({_QUALIFIED})`?"
+_Q = rf"`?({_QUALIFIED})`?(?!\w)"  # a whole word: not "fun" of "função"
 _NAME_SHAPES: tuple[tuple[re.Pattern[str], bool], ...] = (
     (
         re.compile(
@@ -174,14 +191,14 @@ _NAME_SHAPES: tuple[tuple[re.Pattern[str], bool], ...] = (
         re.compile(rf"\bwhere(?:\s+is|\s+are|'s)\s+(?:the\s+)?(?:{_KINDS_WORDS})\s+{_Q}", re.I),
         False,
     ),
-    # "implementation of asdict", "the definition of the Factory class"
+    # "implementation of main": the whole question, so the word is the name
     (
         re.compile(
-            rf"\b(?:implementation|definition|declaration|source)\s+of\s+(?:the\s+)?"
-            rf"(?:(?:{_KINDS_WORDS})\s+)?{_Q}",
+            rf"^\s*(?:the\s+)?(?:implementation|definition|declaration|source)\s+of\s+(?:the\s+)?"
+            rf"(?:(?:{_KINDS_WORDS})\s+)?{_Q}(?:\s+(?:{_KINDS_WORDS}))?\s*\??\s*$",
             re.I,
         ),
-        False,
+        True,
     ),
     (
         re.compile(
@@ -208,14 +225,14 @@ _NAME_SHAPES: tuple[tuple[re.Pattern[str], bool], ...] = (
         ),
         True,
     ),
-    # "implementação de asdict", "definição da classe Factory"
+    # "implementação de asdict", "definição da classe Factory": the whole question
     (
         re.compile(
-            r"\b(?:implementação|implementacao|definição|definicao|declaração|declaracao)\s+"
-            rf"d[eoa]s?\s+(?:(?:{_PT_KINDS_WORDS})\s+)?{_Q}",
+            r"^\s*(?:a\s+)?(?:implementação|implementacao|definição|definicao|declaração|"
+            rf"declaracao)\s+d[eoa]s?\s+(?:(?:{_PT_KINDS_WORDS})\s+)?{_Q}\s*\??\s*$",
             re.I,
         ),
-        False,
+        True,
     ),
 )
 _NAVIGATION = re.compile(
