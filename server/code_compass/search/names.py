@@ -355,7 +355,9 @@ def query_names(*texts: str) -> QueryNames:
                 if m is not None:
                     navigation = True
                     tokens.append((m.group(1), strong))
-            kinds.update(k for w in _KIND_WORD.findall(text) for k in _KIND_WANTED[w.lower()])
+                    # The kind said next to the name ("the url_for method"), not one in prose.
+                    found_kinds = _KIND_WORD.findall(m.group(0))
+                    kinds.update(k for w in found_kinds for k in _KIND_WANTED[w.lower()])
         for token, strong in tokens:
             if "." in token and not all(len(p) > 1 for p in token.split(".")):
                 continue  # "e.g", "i.e": abbreviations, not qualified names
