@@ -130,6 +130,13 @@ def main(argv: list[str] | None = None) -> int:
 FORMATS_IT = 'DATE_FORMAT = "d F Y"\nTIME_FORMAT = "H:i"\n'
 FORMATS_AR = 'DATE_FORMAT = "j F، Y"\nTIME_FORMAT = "g:i A"\n'
 
+# One name defined in a package and in a deeper module: the package is where `import` finds it.
+TRANS_INIT = "from .trans_real import gettext, lazy\n\ngettext_lazy = lazy(gettext, str)\n"
+TRANS_NULL = (
+    '"""No translation: gettext_lazy returns the text as is."""\n\n\n'
+    "def gettext(message):\n    return message\n\n\ngettext_lazy = gettext  # gettext_lazy\n"
+)
+
 USES = '''"""Uses of the names, more of them than the definitions have."""
 from .globals import AppContextProxy, GetKwargs, current_app
 
@@ -155,6 +162,8 @@ FILES: dict[str, str | bytes] = {
     "src/flasky/cli.py": CLI,
     "src/flasky/locale/ar/formats.py": FORMATS_AR,
     "src/flasky/locale/it/formats.py": FORMATS_IT,
+    "src/flasky/translation/__init__.py": TRANS_INIT,
+    "src/flasky/translation/trans_null.py": TRANS_NULL,
     "README.md": README,
 }
 
@@ -203,6 +212,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         ("flasky.locale.it.formats.TIME_FORMAT", "src/flasky/locale/it/formats.py", 2),
         ("it.formats.TIME_FORMAT", "src/flasky/locale/it/formats.py", 2),
         ("where is ar.formats.TIME_FORMAT defined", "src/flasky/locale/ar/formats.py", 2),
+        ("where is gettext_lazy defined", "src/flasky/translation/__init__.py", 3),
     ],
 )
 def test_a_named_definition_comes_first_in_every_mode(

@@ -434,7 +434,7 @@ def _lookup(
     def other(d: SymbolDef) -> bool:
         return bool(wanted) and d.kind not in wanted
 
-    defs.sort(key=lambda d: (other(d), _in_tests(d), _kind_rank(d), d.path, d.start_line))
+    defs.sort(key=lambda d: (other(d), *_def_order(d)))
     return [(d, strength * (_OTHER_KIND if other(d) else 1.0)) for d in defs[:NAME_MAX_DEFINITIONS]]
 
 
@@ -466,13 +466,20 @@ def _phrase_lookup(
         if not defs:
             continue
         strength = base / (1.0 + 0.1 * (len(defs) - 1))
-        defs.sort(key=lambda d: (_in_tests(d), _kind_rank(d), d.path, d.start_line))
+        defs.sort(key=_def_order)
         for d in defs:
             seen.add((d.path, d.name_line))
             out.append((d, strength))
         if len(out) >= _PHRASE_MAX_DEFS:
             break
     return out[:_PHRASE_MAX_DEFS]
+
+
+def _def_order(d: SymbolDef) -> tuple[bool, int, int, str, int]:
+    """Which of a name's definitions a reader means first: implementation before tests,
+    definitions before values before attributes, then the shallower module (a package's
+    `__init__` is where `import` finds the name; deeper modules implement it)."""
+    return (_in_tests(d), _kind_rank(d), len(_module_parts(d.path)), d.path, d.start_line)
 
 
 def _in_tests(d: SymbolDef) -> bool:
@@ -519,6 +526,10 @@ def place(
     """Flag the scored candidates that hold a named definition; for a navigation question,
     add the missing ones and put them all first with at least NAME_EXACT_SCORE x strength;
     definitions guessed from the question's phrases go first without a floor (see below)."""
+    found = list(found)
+    # Named definitions that tie keep the order the name channel gave them (_def_order);
+    # guessed ones keep the model's order, which knows more about them than their paths.
+    order = {(f.project, f.row.id): i for i, f in enumerate(found) if not f.name_guess}
     by_id = {(c.project, c.row.id): c for c in ranked}
     top = max((c.score for c in ranked), default=0.0)
     top_relevance = max((c.relevance for c in ranked), default=0.0)
@@ -545,5 +556,14 @@ def place(
             have.score = max(have.score, top, min(1.0, floor))
             # The definition a navigation question names is what it asks for.
             have.relevance = max(have.relevance, min(1.0, floor))
-    out.sort(key=lambda c: (c.score, c.exact_definition, c.name_match), reverse=True)
+    last = len(order)
+    out.sort(
+        key=lambda c: (
+            c.score,
+            c.exact_definition,
+            c.name_match,
+            -order.get((c.project, c.row.id), last),
+        ),
+        reverse=True,
+    )
     return out
