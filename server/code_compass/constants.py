@@ -33,7 +33,7 @@ MAX_SYMBOL_CHUNK_LINES = 80  # longer symbol bodies are split with overlap
 SYMBOL_SPLIT_OVERLAP = 10
 
 # --- Index ---
-INDEX_FORMAT_VERSION = 4  # bump => clean rebuild on open (4: values are symbols)
+INDEX_FORMAT_VERSION = 5  # bump => clean rebuild on open (4: values are symbols; 5: TS fields)
 TANTIVY_WRITER_HEAP = 64_000_000
 TANTIVY_WRITER_THREADS = 1  # leave a core to the editor
 

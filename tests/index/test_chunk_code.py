@@ -186,6 +186,7 @@ def test_typescript_symbols_and_chunks(exact_lines) -> None:
     kinds = {name: s.kind for name, s in syms.items()}
     assert kinds == {
         "Counter": "class",
+        "Counter.count": "attribute",  # a field: a value, named but not a chunk of its own
         "Counter.constructor": "method",
         "Counter.add": "method",
         "Counter.handler": "method",
@@ -285,6 +286,7 @@ def test_javascript_symbols_and_chunks(exact_lines) -> None:
         "fs": "constant",
         "read": "function",
         "Cache": "class",
+        "Cache.size": "attribute",
         "Cache.get": "method",
         "Cache.clear": "method",
         "handler": "function",

@@ -92,7 +92,50 @@ export type Handler = (options: RequestOptions) => void;
 export function send(options: RequestOptions, handler: Handler): void {
   handler(options);
 }
+
+export class Channel {
+  /** Set once the channel has completed or errored. */
+  protected isStopped = false;
+  closed: boolean;
+
+  constructor() {
+    this.closed = false;
+  }
+
+  stop(): void {
+    this.isStopped = true;
+  }
+}
 """
+
+CLI = '''"""Command line of the store."""
+import sys
+
+DEFAULT_PORT = 8080
+ENV_PREFIX: str = "FLASKY_"
+
+
+def lookup(name: str) -> str:
+    """Find a command by name (the store's lookup method finds values)."""
+    return name
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a command: lookup, serve on DEFAULT_PORT, exit."""
+    print(lookup((argv or sys.argv)[0]), DEFAULT_PORT, ENV_PREFIX)
+    return 0
+'''
+
+# The same constant in two locales: `module.name` must pick the module it names.
+FORMATS_IT = 'DATE_FORMAT = "d F Y"\nTIME_FORMAT = "H:i"\n'
+FORMATS_AR = 'DATE_FORMAT = "j F، Y"\nTIME_FORMAT = "g:i A"\n'
+
+# One name defined in a package and in a deeper module: the package is where `import` finds it.
+TRANS_INIT = "from .trans_real import gettext, lazy\n\ngettext_lazy = lazy(gettext, str)\n"
+TRANS_NULL = (
+    '"""No translation: gettext_lazy returns the text as is."""\n\n\n'
+    "def gettext(message):\n    return message\n\n\ngettext_lazy = gettext  # gettext_lazy\n"
+)
 
 USES = '''"""Uses of the names, more of them than the definitions have."""
 from .globals import AppContextProxy, GetKwargs, current_app
@@ -116,6 +159,11 @@ FILES: dict[str, str | bytes] = {
     "src/flasky/uses.py": USES,
     "limits/limits.go": LIMITS_GO,
     "web/types.ts": TYPES_TS,
+    "src/flasky/cli.py": CLI,
+    "src/flasky/locale/ar/formats.py": FORMATS_AR,
+    "src/flasky/locale/it/formats.py": FORMATS_IT,
+    "src/flasky/translation/__init__.py": TRANS_INIT,
+    "src/flasky/translation/trans_null.py": TRANS_NULL,
     "README.md": README,
 }
 
@@ -145,6 +193,26 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         ("where is MaxRetries defined", "limits/limits.go", 5),
         ("Handler type", "web/types.ts", 7),
         ("where is the RequestOptions interface declared?", "web/types.ts", 2),
+        ("onde fica a interface RequestOptions?", "web/types.ts", 2),
+        # A module-level constant, bare, asked about in words and in Portuguese.
+        ("DEFAULT_PORT", "src/flasky/cli.py", 4),
+        ("where is the ENV_PREFIX constant", "src/flasky/cli.py", 5),
+        ("onde fica a constante DEFAULT_PORT", "src/flasky/cli.py", 4),
+        # A TypeScript class field: a symbol, though not a chunk of its own.
+        ("where is isStopped defined?", "web/types.ts", 15),
+        ("Channel.closed", "web/types.ts", 16),
+        # The kind the question names picks among definitions of one name.
+        ("where is the lookup method", "src/flasky/store.py", 14),
+        ("where's the lookup function?", "src/flasky/cli.py", 8),
+        ("onde fica o método lookup", "src/flasky/store.py", 14),
+        ("implementation of lookup", "src/flasky/cli.py", 8),
+        # A weak word is a name where the question says so.
+        ("where is main defined?", "src/flasky/cli.py", 13),
+        # `module.name`: the module the dotted path names, not any file of that stem.
+        ("flasky.locale.it.formats.TIME_FORMAT", "src/flasky/locale/it/formats.py", 2),
+        ("it.formats.TIME_FORMAT", "src/flasky/locale/it/formats.py", 2),
+        ("where is ar.formats.TIME_FORMAT defined", "src/flasky/locale/ar/formats.py", 2),
+        ("where is gettext_lazy defined", "src/flasky/translation/__init__.py", 3),
     ],
 )
 def test_a_named_definition_comes_first_in_every_mode(
@@ -177,6 +245,21 @@ def test_names_in_queries() -> None:
     # Plain words are names only where the question's shape says so.
     assert refs("how does the store update values?") == []
     assert refs("where is the default timeout set?") == []
+    # Shapes that say a plain word is a name, with the kind they ask for.
+    assert refs("where is the url_for method") == [("url_for", "")]
+    assert refs("where's the escape function?") == [("escape", "")]
+    assert refs("where is the class Config") == [("Config", "")]
+    assert refs("implementation of asdict") == [("asdict", "")]
+    assert refs("onde fica a classe Response?") == [("Response", "")]
+    assert refs("onde está definida a função escape") == [("escape", "")]
+    assert refs("onde é definida a classe Response") == [("Response", "")]
+    assert refs("onde fica o atributo userinfo?") == [("userinfo", "")]
+    assert refs("where is main defined?") == [("main", "")]
+    assert refs("main") == [("main", "")]
+    assert refs("where is the main loop?") == []  # `main` only where said to be a name
+    assert query_names("where is the url_for method").kinds == {"method", "constructor"}
+    assert query_names("onde fica a classe Response?").kinds == {"class", "struct"}
+    assert query_names("how does the class cache values?").kinds == frozenset()
     assert query_names("where is update defined").navigation
     assert not query_names("why does `update` replace the old value?").navigation
     assert query_names("why does `update` replace the old value?").refs == (NameRef("update"),)

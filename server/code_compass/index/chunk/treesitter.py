@@ -201,19 +201,18 @@ def _js(node: Node) -> list[Found]:
         return _named(node, "method")
     if t in ("public_field_definition", "field_definition"):
         value = node.child_by_field_name("value")
-        if value is not None and value.type in _JS_FUNCTION_VALUES:
-            name_node = node.child_by_field_name("name") or node.child_by_field_name("property")
-            return [
-                Found(
-                    "method",
-                    node,
-                    _text(name_node),
-                    name_node,
-                    value.child_by_field_name("body"),
-                    None,
-                )
-            ]
-        return []
+        name_node = node.child_by_field_name("name") or node.child_by_field_name("property")
+        if value is None or value.type not in _JS_FUNCTION_VALUES:
+            # A field (`protected isStopped = false`, `closed: boolean`) is as nameable as a
+            # Python class attribute: a value in the symbol table, its line in the class header.
+            if name_node is None or name_node.type not in ("property_identifier", "identifier"):
+                return []  # computed and #private names
+            return [_value("variable", node, name_node)]
+        return [
+            Found(
+                "method", node, _text(name_node), name_node, value.child_by_field_name("body"), None
+            )
+        ]
     if t == "interface_declaration":
         return _named(node, "interface")
     if t == "type_alias_declaration":
