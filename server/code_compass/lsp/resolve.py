@@ -80,9 +80,10 @@ class SymbolResolver:
             return found
 
     def fast(
-        self, root: Path, rel: str, language: str, text: str, line: int, column: int
+        self, root: Path, rel: str, language: str, text: str | None, line: int, column: int
     ) -> Resolution | None:
-        """The parse-tree answer alone (no jedi); None when it cannot decide."""
+        """The parse-tree answer alone (no jedi); None when it cannot decide. `text`: the
+        open buffer, or None to read the file from disk."""
         try:
             if language == "python":
                 return self.python_scopes(root).resolve(rel, text, line, column)

@@ -125,7 +125,7 @@ class TypeScriptScopes:
         self.files = files
 
     def resolve(
-        self, rel: str, language: str, text: str, line: int, column: int
+        self, rel: str, language: str, text: str | None, line: int, column: int
     ) -> Resolution | None:
         parsed = self.files.parse(rel, language, text)
         if parsed is None:
