@@ -23,6 +23,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -38,7 +39,7 @@ log = logging.getLogger(__name__)
 __all__ = ["Resolution", "SymbolResolver", "Target"]
 
 RESOLVABLE_LANGUAGES = frozenset({"python"}) | TREE_LANGUAGES
-JEDI_CACHE_ENTRIES = 4096  # jedi answers kept per (file version, position)
+JEDI_CACHE_ENTRIES = 32768  # jedi answers kept per (file version, position): hovers and lenses
 _JediKey = tuple[str, str, int, int, int, int]  # root, rel, len, hash(text), line, column
 
 
@@ -51,11 +52,12 @@ class SymbolResolver:
         self._lane: ProcessPoolExecutor | None = None  # started on first use
         self._scopes: dict[Path, PythonScopes] = {}
         self._trees: dict[Path, TreeScopes] = {}
-        self._busy: Future[Resolution | None] | None = None
+        self._busy: Future[Any] | None = None  # jedi's one call running (a hover's or a batch)
         self._lock = threading.Lock()
         self._jedi_cache: OrderedDict[_JediKey, Resolution | None] = OrderedDict()
         self._warmer = ThreadPoolExecutor(1, thread_name_prefix="cc-resolve-warm")
         self._warming: set[tuple[Path, str, int]] = set()
+        self._on_close: list[Callable[[], None]] = []
 
     @staticmethod
     def available() -> bool:
@@ -160,6 +162,46 @@ class SymbolResolver:
             log.exception("jedi failed on %s:%d", rel, line + 1)
             return None
 
+    def jedi_known(
+        self, root: Path, rel: str, text: str, line: int, column: int
+    ) -> tuple[bool, Resolution | None]:
+        """(answered, jedi's answer) from the cache alone: never calls jedi."""
+        key: _JediKey = (str(root), rel, len(text), hash(text), line, column)
+        with self._lock:
+            if key in self._jedi_cache:
+                return True, self._jedi_cache[key]
+        return False, None
+
+    def jedi_batch(
+        self, root: Path, rel: str, text: str, positions: list[tuple[int, int]], timeout: float
+    ) -> bool:
+        """jedi's answers for many positions of one file, in one call on its process, stored
+        for `jedi_known` (background work: waits while a hover's jedi call runs, and each
+        batch holds the lane only for one file). True when jedi named something; positions it
+        could not answer (or ran out of time on) are remembered as unanswered."""
+        if not positions or not self.available():
+            return False
+        deadline = time.perf_counter() + timeout
+        answers: list[Resolution | None] = [None] * len(positions)
+        while True:
+            with self._lock:
+                if self._busy is None or self._busy.done():
+                    fut = self._jedi().submit(_resolve_python_many, root, rel, text, positions)
+                    self._busy = fut
+                    break
+            if time.perf_counter() > deadline:
+                return False
+            time.sleep(0.01)
+        try:
+            answers = fut.result(timeout=max(0.0, deadline - time.perf_counter()))
+        except FutureTimeout:
+            log.warning("jedi ran out of time on %d positions of %s", len(positions), rel)
+        except Exception:
+            log.warning("jedi failed on %s", rel, exc_info=True)
+        for (line, column), res in zip(positions, answers, strict=True):
+            self.remember((str(root), rel, len(text), hash(text), line, column), res)
+        return any(res is not None for res in answers)
+
     def _jedi(self) -> ProcessPoolExecutor:
         """jedi's own process (called with the lock held): its inference is pure Python and
         would otherwise take the GIL from the hovers it is meant to refine."""
@@ -192,7 +234,13 @@ class SymbolResolver:
                 return
             time.sleep(0.01)  # the done-callback that caches the answer runs just after
 
+    def on_close(self, fn: Callable[[], None]) -> None:
+        """Call `fn` when the resolver closes (work that uses it stops with it)."""
+        self._on_close.append(fn)
+
     def close(self) -> None:
+        for fn in self._on_close:
+            fn()
         if self._lane is not None:
             self._lane.shutdown(wait=False, cancel_futures=True)
         self._warmer.shutdown(wait=False, cancel_futures=True)
@@ -249,6 +297,12 @@ def _resolve_python(root: Path, rel: str, text: str, line: int, column: int) -> 
     import jedi
 
     script = jedi.Script(text, path=str(root / rel), project=_project(root))
+    return _answer(script, root, rel, text, line, column)
+
+
+def _answer(
+    script: Any, root: Path, rel: str, text: str, line: int, column: int
+) -> Resolution | None:
     names = script.goto(line + 1, column, follow_imports=True)
     if not names:
         # goto finds nothing for some attribute chains jedi can still infer.
@@ -266,6 +320,22 @@ def _resolve_python(root: Path, rel: str, text: str, line: int, column: int) -> 
             continue
         targets.append(_target(n, rel_def, text if rel_def == rel else None))
     return Resolution(tuple(dedupe(targets)), "" if targets else outside)
+
+
+def _resolve_python_many(
+    root: Path, rel: str, text: str, positions: list[tuple[int, int]]
+) -> list[Resolution | None]:
+    """In jedi's process: one file's positions, one parse."""
+    import jedi
+
+    script = jedi.Script(text, path=str(root / rel), project=_project(root))
+    out: list[Resolution | None] = []
+    for line, column in positions:
+        try:
+            out.append(_answer(script, root, rel, text, line, column))
+        except Exception:  # one position jedi chokes on leaves the others answered
+            out.append(None)
+    return out
 
 
 def _inside(root: Path, path: Path) -> str | None:

@@ -19,12 +19,13 @@ file: `@overload` stubs, property setters and the implementation share it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from code_compass.constants import LENS_MAX_LOCATIONS, LENS_SCAN_CHUNKS
+from code_compass.constants import LENS_MAX_LOCATIONS, LENS_RESOLVE_BUDGET_S, LENS_SCAN_CHUNKS
 from code_compass.index.languages import (
     CODE_LANGUAGES,
     DOC_LANGUAGES,
@@ -41,6 +42,7 @@ from code_compass.lsp.features.evidence import (
     locate_all,
     name_pattern,
 )
+from code_compass.lsp.lens_usages import UsageResolver, same_family
 from code_compass.lsp.resolve import shared_resolver
 from code_compass.records import VALUE_KINDS, SymbolDef
 
@@ -51,12 +53,13 @@ SHOW_REFERENCES = "codeCompass.showReferences"
 RELOCATE_WINDOW = 30  # lines searched around a stale definition line (unsaved edits)
 
 
-def lens_title(docs: int, usages: int, shown: int, capped: bool = False) -> str:
-    """ "3 doc references · 12 usages"; "… · showing 50 of 511" when the peek is capped."""
+def lens_title(docs: int, usages: int, shown: int, capped: bool = False, by_name: int = 0) -> str:
+    """ "3 doc references · 12 usages"; "… · 4 by name" for code tokens of the name that
+    could not be resolved; "… · showing 50 of 511" when the peek is capped."""
     d = f"{docs} doc reference" + ("" if docs == 1 else "s")
     u = f"{usages} usage" + ("" if usages == 1 else "s")
-    total = docs + usages
-    title = f"{d} · {u}"
+    total = docs + usages + by_name
+    title = f"{d} · {u}" + (f" · {by_name} by name" if by_name else "")
     if shown < total or capped:
         title += f" · showing {shown} of {total}{'+' if capped else ''}"
     return title
@@ -65,6 +68,7 @@ def lens_title(docs: int, usages: int, shown: int, capped: bool = False) -> str:
 class CodeLensFeature:
     def __init__(self, ls: CodeCompassServer) -> None:
         self.ls = ls
+        self.usages = UsageResolver(shared_resolver(ls))
 
     async def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens]:
         return await self.ls.run_blocking(self.lenses, params.text_document.uri)
@@ -181,47 +185,103 @@ class CodeLensFeature:
             lens.command = types.Command(title="project closed", command="")
             return lens
         container = data.get("container")
-        qualifiers = (container,) if isinstance(container, str) and container else ()
-        docs, code, capped = self.references(project, Subject(name, qualifiers))
+        container = container if isinstance(container, str) else ""
+        path = document_path(uri)
+        found = engine.project_for_path(path) if path else None
+        rel = found[1] if found is not None else ""
+        group = [
+            d for d in engine.symbols_in_file(project, rel)
+            if d.name == name and d.container == container
+        ]  # fmt: skip
+        refs = self.references(project, Subject(name, (container,) if container else ()), group)
         root = self.ls.roots.get(project, Path("/"))
-        shown = (docs + code)[:LENS_MAX_LOCATIONS]
+        shown = (refs.docs + refs.usages + refs.by_name)[:LENS_MAX_LOCATIONS]
         locations = [_location(root, m, len(name)) for m in shown]
-        title = lens_title(len(docs), len(code), len(locations), capped)
+        title = lens_title(
+            len(refs.docs), len(refs.usages), len(locations), refs.capped, len(refs.by_name)
+        )
         position = {"line": lens.range.start.line, "character": lens.range.start.character}
         lens.command = types.Command(
             title=title, command=SHOW_REFERENCES, arguments=[uri, position, locations]
         )
         return lens
 
-    def references(
-        self, project: str, subject: Subject
-    ) -> tuple[list[Mention], list[Mention], bool]:
-        """(doc references, usages, capped): every line counted is a line listed."""
+    def references(self, project: str, subject: Subject, group: list[SymbolDef]) -> LensReferences:
+        """Doc references, usages (tokens that resolve to one of `group`, the definitions
+        that share the lens) and tokens only matched by name: every one counted is listed."""
         engine = self.ls.require_engine()
         defs = engine.symbols_named(subject.name, project)
         def_lines = {(d.path, d.name_line) for d in defs}
         cache = TextCache(engine, project)
         docs: list[Mention] = []
-        code: list[Mention] = []
         hits = engine.mentions(subject.name, project, LENS_SCAN_CHUNKS)
         n_doc_hits = sum(1 for h in hits if h.language in DOC_LANGUAGES)
         capped = n_doc_hits >= LENS_SCAN_CHUNKS or len(hits) - n_doc_hits >= LENS_SCAN_CHUNKS
+        def_language = group[0].language if group else ""
         seen: set[tuple[str, int]] = set()
+        candidates: dict[str, set[tuple[int, int]]] = {}
         for hit in hits:
-            if hit.language not in DOC_LANGUAGES and hit.language not in CODE_LANGUAGES:
+            if hit.language in CODE_LANGUAGES:
+                if not same_family(def_language, hit.language):
+                    continue  # a Python function is not used from a Go file
+                columns = cache.code_columns(hit.path, hit.language, subject.name)
+                for n in range(max(1, hit.start_line), hit.end_line + 1):
+                    if (hit.path, n) not in def_lines:
+                        for col in columns.get(n, ()):
+                            candidates.setdefault(hit.path, set()).add((n, col))
+                continue
+            if hit.language not in DOC_LANGUAGES:
                 continue  # `run:` in a CI config or `flask run` in a script uses no symbol
             # The locations the peek lists are re-read now (evidence at the line that mentions
             # the symbol today); past them, the indexed passage text is enough to count.
-            found = None
-            if len(docs) + len(code) >= LENS_MAX_LOCATIONS:
-                found = chunk_mentions(hit, subject)
+            found = chunk_mentions(hit, subject) if len(docs) >= LENS_MAX_LOCATIONS else None
             for m in found if found is not None else locate_all(hit, subject, cache):
-                key = (m.path, m.line)
-                if key in seen or key in def_lines:
-                    continue
-                seen.add(key)
-                (docs if m.is_doc else code).append(m)
-        return docs, code, capped
+                if (m.path, m.line) not in seen:
+                    seen.add((m.path, m.line))
+                    docs.append(m)
+        root = self.ls.roots.get(project)
+        if root is None or not candidates:
+            tokens = [(p, ln, c) for p, ps in candidates.items() for ln, c in ps]
+            return LensReferences(docs, [], _mentions(tokens), capped)
+        wanted = frozenset((d.path, d.name_line) for d in group)
+        ordered = {p: sorted(ps) for p, ps in sorted(candidates.items())}
+        usages, left = self.usages.classify(root, wanted, ordered, cache, LENS_RESOLVE_BUDGET_S)
+        if left:
+            buffers = {p: t for p in ordered if (t := cache.buffer(p)) is not None}
+            key = (project, subject.name, wanted)
+            self.usages.finish_later(key, root, left, buffers, self._refresh)
+        return LensReferences(
+            docs,
+            _mentions([(t.path, t.line, t.column) for t in usages.resolved]),
+            _mentions([(t.path, t.line, t.column) for t in usages.by_name]),
+            capped,
+        )
+
+    def _refresh(self) -> None:
+        """Background resolution changed what lenses would say: ask the client to re-read
+        them, when it can (`workspace/codeLens/refresh`)."""
+        caps = self.ls.protocol.client_capabilities
+        ws = getattr(caps, "workspace", None) if caps else None
+        lens_caps = getattr(ws, "code_lens", None) if ws else None
+        if lens_caps is not None and lens_caps.refresh_support:
+
+            def ask() -> None:
+                self.ls.workspace_code_lens_refresh(None)
+
+            self.ls.call_in_loop(ask)
+
+
+@dataclass(frozen=True, slots=True)
+class LensReferences:
+    docs: list[Mention]
+    usages: list[Mention]  # resolve to the lens's definition
+    by_name: list[Mention]  # code tokens of the name whose resolution failed
+    capped: bool  # the passage scan hit LENS_SCAN_CHUNKS: the numbers are lower bounds
+
+
+def _mentions(tokens: list[tuple[str, int, int]]) -> list[Mention]:
+    """Code tokens as the peek lists them (no snippet: the peek shows the line itself)."""
+    return [Mention(p, ln, c, "", False, language_for(p) or "text") for p, ln, c in tokens]
 
 
 def _is_location(loc: Any) -> bool:
