@@ -19,6 +19,7 @@ file: `@overload` stubs, property setters and the implementation share it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +48,7 @@ from code_compass.lsp.resolve import shared_resolver
 from code_compass.records import VALUE_KINDS, SymbolDef
 
 if TYPE_CHECKING:
+    from code_compass.engine import Engine
     from code_compass.lsp.server import CodeCompassServer
 
 SHOW_REFERENCES = "codeCompass.showReferences"
@@ -207,55 +209,9 @@ class CodeLensFeature:
         return lens
 
     def references(self, project: str, subject: Subject, group: list[SymbolDef]) -> LensReferences:
-        """Doc references, usages (tokens that resolve to one of `group`, the definitions
-        that share the lens) and tokens only matched by name: every one counted is listed."""
-        engine = self.ls.require_engine()
-        defs = engine.symbols_named(subject.name, project)
-        def_lines = {(d.path, d.name_line) for d in defs}
-        cache = TextCache(engine, project)
-        docs: list[Mention] = []
-        hits = engine.mentions(subject.name, project, LENS_SCAN_CHUNKS)
-        n_doc_hits = sum(1 for h in hits if h.language in DOC_LANGUAGES)
-        capped = n_doc_hits >= LENS_SCAN_CHUNKS or len(hits) - n_doc_hits >= LENS_SCAN_CHUNKS
-        def_language = group[0].language if group else ""
-        seen: set[tuple[str, int]] = set()
-        candidates: dict[str, set[tuple[int, int]]] = {}
-        for hit in hits:
-            if hit.language in CODE_LANGUAGES:
-                if not same_family(def_language, hit.language):
-                    continue  # a Python function is not used from a Go file
-                columns = cache.code_columns(hit.path, hit.language, subject.name)
-                for n in range(max(1, hit.start_line), hit.end_line + 1):
-                    if (hit.path, n) not in def_lines:
-                        for col in columns.get(n, ()):
-                            candidates.setdefault(hit.path, set()).add((n, col))
-                continue
-            if hit.language not in DOC_LANGUAGES:
-                continue  # `run:` in a CI config or `flask run` in a script uses no symbol
-            # The locations the peek lists are re-read now (evidence at the line that mentions
-            # the symbol today); past them, the indexed passage text is enough to count.
-            found = chunk_mentions(hit, subject) if len(docs) >= LENS_MAX_LOCATIONS else None
-            for m in found if found is not None else locate_all(hit, subject, cache):
-                if (m.path, m.line) not in seen:
-                    seen.add((m.path, m.line))
-                    docs.append(m)
         root = self.ls.roots.get(project)
-        if root is None or not candidates:
-            tokens = [(p, ln, c) for p, ps in candidates.items() for ln, c in ps]
-            return LensReferences(docs, [], _mentions(tokens), capped)
-        wanted = frozenset((d.path, d.name_line) for d in group)
-        ordered = {p: sorted(ps) for p, ps in sorted(candidates.items())}
-        usages, left = self.usages.classify(root, wanted, ordered, cache, LENS_RESOLVE_BUDGET_S)
-        if left:
-            buffers = {p: t for p in ordered if (t := cache.buffer(p)) is not None}
-            key = (project, subject.name, wanted)
-            self.usages.finish_later(key, root, left, buffers, self._refresh)
-        return LensReferences(
-            docs,
-            _mentions([(t.path, t.line, t.column) for t in usages.resolved]),
-            _mentions([(t.path, t.line, t.column) for t in usages.by_name]),
-            capped,
-        )
+        engine = self.ls.require_engine()
+        return lens_references(engine, project, root, self.usages, subject, group, self._refresh)
 
     def _refresh(self) -> None:
         """Background resolution changed what lenses would say: ask the client to re-read
@@ -277,6 +233,64 @@ class LensReferences:
     usages: list[Mention]  # resolve to the lens's definition
     by_name: list[Mention]  # code tokens of the name whose resolution failed
     capped: bool  # the passage scan hit LENS_SCAN_CHUNKS: the numbers are lower bounds
+
+
+def lens_references(
+    engine: Engine,
+    project: str,
+    root: Path | None,
+    resolver: UsageResolver,
+    subject: Subject,
+    group: list[SymbolDef],
+    then: Callable[[], None] = lambda: None,
+) -> LensReferences:
+    """Doc references, usages (tokens that resolve to one of `group`, the definitions that
+    share the lens) and tokens only matched by name: every one counted is listed. What the
+    budget left is resolved in the background, then `then` is called."""
+    defs = engine.symbols_named(subject.name, project)
+    def_lines = {(d.path, d.name_line) for d in defs}
+    cache = TextCache(engine, project)
+    docs: list[Mention] = []
+    hits = engine.mentions(subject.name, project, LENS_SCAN_CHUNKS)
+    n_doc_hits = sum(1 for h in hits if h.language in DOC_LANGUAGES)
+    capped = n_doc_hits >= LENS_SCAN_CHUNKS or len(hits) - n_doc_hits >= LENS_SCAN_CHUNKS
+    def_language = group[0].language if group else ""
+    seen: set[tuple[str, int]] = set()
+    candidates: dict[str, set[tuple[int, int]]] = {}
+    for hit in hits:
+        if hit.language in CODE_LANGUAGES:
+            if not same_family(def_language, hit.language):
+                continue  # a Python function is not used from a Go file
+            columns = cache.code_columns(hit.path, hit.language, subject.name)
+            for n in range(max(1, hit.start_line), hit.end_line + 1):
+                if (hit.path, n) not in def_lines:
+                    for col in columns.get(n, ()):
+                        candidates.setdefault(hit.path, set()).add((n, col))
+            continue
+        if hit.language not in DOC_LANGUAGES:
+            continue  # `run:` in a CI config or `flask run` in a script uses no symbol
+        # The locations the peek lists are re-read now (evidence at the line that mentions
+        # the symbol today); past them, the indexed passage text is enough to count.
+        found = chunk_mentions(hit, subject) if len(docs) >= LENS_MAX_LOCATIONS else None
+        for m in found if found is not None else locate_all(hit, subject, cache):
+            if (m.path, m.line) not in seen:
+                seen.add((m.path, m.line))
+                docs.append(m)
+    if root is None or not candidates:
+        tokens = [(p, ln, c) for p, ps in candidates.items() for ln, c in ps]
+        return LensReferences(docs, [], _mentions(tokens), capped)
+    wanted = frozenset((d.path, d.name_line) for d in group)
+    ordered = {p: sorted(ps) for p, ps in sorted(candidates.items())}
+    usages, left = resolver.classify(root, wanted, ordered, cache, LENS_RESOLVE_BUDGET_S)
+    if left:
+        buffers = {p: t for p in ordered if (t := cache.buffer(p)) is not None}
+        resolver.finish_later((project, subject.name, wanted), root, left, buffers, then)
+    return LensReferences(
+        docs,
+        _mentions([(t.path, t.line, t.column) for t in usages.resolved]),
+        _mentions([(t.path, t.line, t.column) for t in usages.by_name]),
+        capped,
+    )
 
 
 def _mentions(tokens: list[tuple[str, int, int]]) -> list[Mention]:
