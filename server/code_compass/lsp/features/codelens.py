@@ -45,6 +45,7 @@ from code_compass.lsp.features.evidence import (
 )
 from code_compass.lsp.lens_usages import UsageResolver, same_family
 from code_compass.lsp.resolve import shared_resolver
+from code_compass.lsp.resolve_tree import TS_LANGUAGES
 from code_compass.records import VALUE_KINDS, SymbolDef
 
 if TYPE_CHECKING:
@@ -144,6 +145,8 @@ class CodeLensFeature:
         for d in engine.symbols_in_file(project, rel):
             if d.name.startswith("__") and d.name.endswith("__"):
                 continue  # dunders: everywhere, evidence about nothing in particular
+            if d.name == "constructor" and d.language in TS_LANGUAGES:
+                continue  # used as `new Class(…)`: the class's lens counts those
             if d.kind in VALUE_KINDS:
                 continue  # a lens on every constant and attribute would bury the definitions'
             if (d.container, d.name) in seen:
