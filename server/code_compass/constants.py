@@ -130,7 +130,7 @@ LENS_MAX_LOCATIONS = 50  # locations per lens peek, docs and code together (the 
 LENS_SCAN_CHUNKS = 400  # passages read per kind to count a lens; beyond it the count says "≥"
 # Resolving a lens's candidate tokens (parse trees of the files that hold them) within one
 # codeLens/resolve; the rest are resolved in the background for the next request.
-LENS_RESOLVE_BUDGET_S = 0.1
+LENS_RESOLVE_BUDGET_S = 0.05
 RESOLVE_BUDGET_S = 0.005  # jedi on a hover, after the parse-tree fast path; then it finishes aside
 LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms
 # Request lanes (lsp/lanes.py): hovers and lenses never queue behind searches and asks.

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 USAGE_CACHE_FILES = 4096  # files whose tokens' answers are kept (a few hundred bytes each)
 JEDI_BATCH_POSITIONS = 200  # positions per file sent to jedi in the background
 JEDI_BATCH_TIMEOUT_S = 30.0
+BACKGROUND_PAUSE_S = 0.005  # between files resolved in the background
 # Languages that can reference each other's definitions: a Python function is never used
 # from a Go file, whatever the token says.
 _FAMILIES = {"python": "python", "go": "go", **{lang: "ts" for lang in TS_LANGUAGES}}
@@ -177,6 +178,8 @@ class UsageResolver:
                         and not self.resolver.jedi_known(root, rel, text, ln - 1, col)[0]
                     ):
                         undecided.append((ln - 1, col))
+                # A parse holds the GIL throughout: leave room for the hovers between files.
+                time.sleep(BACKGROUND_PAUSE_S)
                 for i in range(0, len(undecided), JEDI_BATCH_POSITIONS):
                     batch = undecided[i : i + JEDI_BATCH_POSITIONS]
                     found = self.resolver.jedi_batch(root, rel, text, batch, JEDI_BATCH_TIMEOUT_S)
