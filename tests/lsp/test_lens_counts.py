@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
+import time
 import tokenize
 from pathlib import Path
 from typing import Any
@@ -148,3 +150,52 @@ async def test_lens_usages_are_references_that_resolve(start: Any, tmp_path: Pat
     assert done.command is not None
     assert done.command.title.startswith("0 doc references · 1 usage · 1 by name")
     assert len(done.command.arguments[2]) == 2
+
+
+JEDI_ONLY = {
+    "shop/carts.py": (
+        "class Cart:\n"
+        "    def checkout(self):\n"
+        "        return 1\n"
+        "\n"
+        "\n"
+        "def new_cart():\n"
+        "    return Cart()\n"
+    ),
+    "shop/flow.py": (
+        "from shop.carts import new_cart\n"
+        "\n"
+        "\n"
+        "def buy():\n"
+        "    cart = new_cart()\n"
+        "    return cart.checkout()\n"
+    ),
+}
+
+
+async def test_a_token_only_jedi_resolves_moves_from_by_name_to_usages(
+    start: Any, tmp_path: Path
+) -> None:
+    """`new_cart().checkout()`: the parse tree cannot type a call's result, so the first answer
+    counts the token by name; jedi resolves it in the background and a later resolve counts it
+    as a usage."""
+    root = write(tmp_path / "ws", JEDI_ONLY)
+    s = await start([root])
+    await s.wait_indexed()
+    uri = s.open(root / "shop/carts.py")
+    lenses = await s.client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    lens = next(lens for lens in lenses or [] if lens.data["name"] == "checkout")
+    first = await s.client.code_lens_resolve_async(lens)
+    assert first.command is not None
+    assert first.command.title == "0 doc references · 0 usages · 1 by name", first.command.title
+    deadline = time.monotonic() + 60
+    title = first.command.title
+    while title != "0 doc references · 1 usage" and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+        done = await s.client.code_lens_resolve_async(lens)
+        assert done.command is not None
+        title = done.command.title
+        assert len(done.command.arguments[2]) == 1
+    assert title == "0 doc references · 1 usage"

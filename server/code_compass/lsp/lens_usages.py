@@ -54,7 +54,6 @@ class Token:
 class Usages:
     resolved: list[Token]  # references that resolve to the definition
     by_name: list[Token]  # tokens whose resolution failed (or is still running)
-    pending: bool  # some were left to the background: a later request may know more
 
 
 class FileTexts(Protocol):
@@ -131,7 +130,7 @@ class UsageResolver:
                     resolved.append(Token(rel, ln, col))
             if todo:
                 left.append((rel, text, todo))
-        return Usages(resolved, by_name, bool(left)), left
+        return Usages(resolved, by_name), left
 
     def finish_later(
         self,
