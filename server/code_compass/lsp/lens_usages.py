@@ -22,12 +22,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from code_compass.index.languages import language_for
 from code_compass.lsp.resolve import SymbolResolver
 from code_compass.lsp.resolve_model import Resolution
 from code_compass.lsp.resolve_tree import TS_LANGUAGES
+from code_compass.lsp.stamped_cache import build_until, file_stamp, refused
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,6 @@ BACKGROUND_PAUSE_S = 0.005  # between files resolved in the background
 _FAMILIES = {"python": "python", "go": "go", **{lang: "ts" for lang in TS_LANGUAGES}}
 
 _Answer = tuple[tuple[str, int], ...] | None  # the definitions named (path, line); None: undecided
-_FileKey = tuple[str, str, int, int]  # root, rel, len(text), hash(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +55,8 @@ class Usages:
     by_name: list[Token]  # tokens whose resolution failed (or is still running)
 
 
-class FileTexts(Protocol):
-    """What the usage resolver reads a file through (the request's text cache)."""
-
-    def text(self, rel: str) -> str | None: ...
-
-    def buffer(self, rel: str) -> str | None: ...
+Buffers = Callable[[str], "str | None"]  # rel -> the open editor buffer's text, else None
+_Left = list[tuple[str, object, "str | None", list[tuple[int, int]]]]  # rel, stamp, buffer, tokens
 
 
 def same_family(def_language: str, language: str) -> bool:
@@ -76,7 +71,9 @@ class UsageResolver:
 
     def __init__(self, resolver: SymbolResolver) -> None:
         self.resolver = resolver
-        self._answers: OrderedDict[_FileKey, dict[tuple[int, int], _Answer]] = OrderedDict()
+        self._answers: OrderedDict[tuple[str, str, object], dict[tuple[int, int], _Answer]] = (
+            OrderedDict()
+        )
         self._lock = threading.Lock()
         self._background = ThreadPoolExecutor(1, thread_name_prefix="cc-lens-usages")
         self._queued: set[object] = set()
@@ -88,101 +85,84 @@ class UsageResolver:
         root: Path,
         wanted: frozenset[tuple[str, int]],
         candidates: dict[str, list[tuple[int, int]]],
-        files: FileTexts,
+        buffers: Buffers,
         budget_s: float,
-    ) -> tuple[Usages, list[tuple[str, str, list[tuple[int, int]]]]]:
-        """(usages, the work left: (rel, text, positions) to resolve in the background).
+    ) -> tuple[Usages, _Left]:
+        """(usages, the work left for `finish_later`).
 
         `wanted`: the definition's (path, 1-based line)s (overloads share one lens);
         `candidates`: rel -> (1-based line, column) tokens of the name, definitions excluded.
+        A token whose answer is not known yet is counted by name, and left.
         """
         deadline = time.perf_counter() + budget_s
         resolved: list[Token] = []
         by_name: list[Token] = []
-        left: list[tuple[str, str, list[tuple[int, int]]]] = []
-        for rel, positions in candidates.items():
-            text = files.text(rel)
-            language = language_for(rel)
-            if text is None or language is None:
-                by_name.extend(Token(rel, ln, col) for ln, col in positions)
-                continue
-            answers = self._file_answers(root, rel, text)
-            todo: list[tuple[int, int]] = []
-            for ln, col in positions:
-                key = (ln, col)
-                if key in answers:
-                    answer = answers[key]
-                elif time.perf_counter() < deadline:
-                    answer = self._fast(root, rel, language, files.buffer(rel), ln, col)
-                    with self._lock:
-                        answers[key] = answer
-                else:
-                    todo.append(key)
-                    by_name.append(Token(rel, ln, col))
+        left: _Left = []
+        with build_until(deadline), self.resolver.foreground():
+            for rel, positions in candidates.items():
+                language = language_for(rel)
+                buffer = buffers(rel)
+                stamp = file_stamp(root, rel, buffer)
+                if language is None or stamp is None:
+                    by_name.extend(Token(rel, ln, col) for ln, col in positions)
                     continue
-                if answer is None and language == "python":
-                    known, answer = self._jedi(root, rel, text, ln, col)
-                    if not known:
-                        todo.append(key)
-                if answer is None:
-                    by_name.append(Token(rel, ln, col))
-                elif any(k in wanted for k in answer):
-                    resolved.append(Token(rel, ln, col))
-            if todo:
-                left.append((rel, text, todo))
+                answers = self._file_answers(root, rel, stamp)
+                todo: list[tuple[int, int]] = []
+                for key in positions:
+                    if key in answers:
+                        answer = answers[key]
+                    else:
+                        answer = None
+                        if time.perf_counter() < deadline:
+                            answer = self._fast(root, rel, language, buffer, *key)
+                            if refused():
+                                answer = None  # a file it needed was not parsed in time
+                        if answer is None:
+                            todo.append(key)
+                        else:
+                            answers[key] = answer
+                    if answer is None:
+                        by_name.append(Token(rel, *key))
+                    elif any(k in wanted for k in answer):
+                        resolved.append(Token(rel, *key))
+                if todo:
+                    left.append((rel, stamp, buffer, todo))
         return Usages(resolved, by_name), left
 
-    def finish_later(
-        self,
-        key: object,
-        root: Path,
-        left: list[tuple[str, str, list[tuple[int, int]]]],
-        buffers: dict[str, str],
-        then: Callable[[], None],
-    ) -> None:
-        """Resolve what a request left, once per `key` at a time, then call `then`."""
+    def finish_later(self, key: object, root: Path, left: _Left, then: Callable[[], None]) -> None:
+        """Resolve what a request left, once per `key` at a time, then call `then` if any
+        answer changed."""
         with self._lock:
             if key in self._queued:
                 return
             self._queued.add(key)
-        self._background.submit(self._finish, key, root, left, buffers, then)
+        self._background.submit(self._finish, key, root, left, then)
 
-    def _finish(
-        self,
-        key: object,
-        root: Path,
-        left: list[tuple[str, str, list[tuple[int, int]]]],
-        buffers: dict[str, str],
-        then: Callable[[], None],
-    ) -> None:
+    def _finish(self, key: object, root: Path, left: _Left, then: Callable[[], None]) -> None:
         try:
             changed = False
-            for rel, text, positions in left:
+            for rel, stamp, buffer, positions in left:
                 language = language_for(rel)
                 if self._closed.is_set():
                     return
                 if language is None:
                     continue
-                answers = self._file_answers(root, rel, text)
+                answers = self._file_answers(root, rel, stamp)
                 undecided: list[tuple[int, int]] = []
-                for ln, col in positions:
-                    if (ln, col) not in answers:
-                        answer = self._fast(root, rel, language, buffers.get(rel), ln, col)
+                for pos in positions:
+                    if pos in answers:
+                        continue
+                    self.resolver.wait_for_foreground()
+                    answer = self._fast(root, rel, language, buffer, *pos)
+                    if answer is not None or language != "python":
+                        answers[pos] = answer  # None: final, by name
                         changed = changed or answer is not None
-                        with self._lock:
-                            answers[(ln, col)] = answer
-                    if (
-                        answers[(ln, col)] is None
-                        and language == "python"
-                        and not self.resolver.jedi_known(root, rel, text, ln - 1, col)[0]
-                    ):
-                        undecided.append((ln - 1, col))
+                    else:
+                        undecided.append(pos)
                 # A parse holds the GIL throughout: leave room for the hovers between files.
                 time.sleep(BACKGROUND_PAUSE_S)
-                for i in range(0, len(undecided), JEDI_BATCH_POSITIONS):
-                    batch = undecided[i : i + JEDI_BATCH_POSITIONS]
-                    found = self.resolver.jedi_batch(root, rel, text, batch, JEDI_BATCH_TIMEOUT_S)
-                    changed = changed or found
+                if undecided:
+                    changed = self._jedi(root, rel, buffer, undecided, answers) or changed
             if changed:
                 then()
         except Exception:  # background refinement: the request already answered
@@ -190,6 +170,34 @@ class UsageResolver:
         finally:
             with self._lock:
                 self._queued.discard(key)
+
+    def _jedi(
+        self,
+        root: Path,
+        rel: str,
+        buffer: str | None,
+        positions: list[tuple[int, int]],
+        answers: dict[tuple[int, int], _Answer],
+    ) -> bool:
+        """jedi's answers for a file's undecided tokens, stored (None: by name, for good)."""
+        text = buffer
+        if text is None:
+            try:
+                text = (root / rel).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = None
+        changed = False
+        for i in range(0, len(positions), JEDI_BATCH_POSITIONS):
+            batch = positions[i : i + JEDI_BATCH_POSITIONS]
+            found = None
+            if text is not None:
+                zero_based = [(ln - 1, col) for ln, col in batch]
+                found = self.resolver.jedi_batch(root, rel, text, zero_based, JEDI_BATCH_TIMEOUT_S)
+            for j, pos in enumerate(batch):
+                answer = _named(found[j]) if found is not None else None
+                answers[pos] = answer
+                changed = changed or answer is not None
+        return changed
 
     def wait_idle(self, timeout: float) -> None:
         """Let background work finish (benchmarks, checks, tests)."""
@@ -205,8 +213,8 @@ class UsageResolver:
         self._background.shutdown(wait=False, cancel_futures=True)
 
     # -- answers ------------------------------------------------------------------------
-    def _file_answers(self, root: Path, rel: str, text: str) -> dict[tuple[int, int], _Answer]:
-        key: _FileKey = (str(root), rel, len(text), hash(text))
+    def _file_answers(self, root: Path, rel: str, stamp: object) -> dict[tuple[int, int], _Answer]:
+        key = (str(root), rel, stamp)
         with self._lock:
             found = self._answers.get(key)
             if found is None:
@@ -220,11 +228,6 @@ class UsageResolver:
         self, root: Path, rel: str, language: str, buffer: str | None, line: int, col: int
     ) -> _Answer:
         return _named(self.resolver.fast(root, rel, language, buffer, line - 1, col))
-
-    def _jedi(self, root: Path, rel: str, text: str, line: int, col: int) -> tuple[bool, _Answer]:
-        """(jedi has answered, its answer) from its cache."""
-        known, res = self.resolver.jedi_known(root, rel, text, line - 1, col)
-        return known, _named(res) if known else None
 
 
 def _named(res: Resolution | None) -> _Answer:

@@ -16,6 +16,7 @@ going and stores its answer for the next request at that position.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import multiprocessing
@@ -23,7 +24,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -58,6 +59,7 @@ class SymbolResolver:
         self._warmer = ThreadPoolExecutor(1, thread_name_prefix="cc-resolve-warm")
         self._warming: set[tuple[Path, str, int]] = set()
         self._on_close: list[Callable[[], None]] = []
+        self._foreground = 0  # requests resolving now (background work waits for them)
 
     @staticmethod
     def available() -> bool:
@@ -141,7 +143,8 @@ class SymbolResolver:
         """
         if language not in RESOLVABLE_LANGUAGES:
             return None
-        found = self.fast(root, rel, language, text, line, column)
+        with self.foreground():
+            found = self.fast(root, rel, language, text, line, column)
         if found is not None or language != "python" or not self.available():
             return found
         key: _JediKey = (str(root), rel, len(text), hash(text), line, column)
@@ -162,27 +165,16 @@ class SymbolResolver:
             log.exception("jedi failed on %s:%d", rel, line + 1)
             return None
 
-    def jedi_known(
-        self, root: Path, rel: str, text: str, line: int, column: int
-    ) -> tuple[bool, Resolution | None]:
-        """(answered, jedi's answer) from the cache alone: never calls jedi."""
-        key: _JediKey = (str(root), rel, len(text), hash(text), line, column)
-        with self._lock:
-            if key in self._jedi_cache:
-                return True, self._jedi_cache[key]
-        return False, None
-
     def jedi_batch(
         self, root: Path, rel: str, text: str, positions: list[tuple[int, int]], timeout: float
-    ) -> bool:
-        """jedi's answers for many positions of one file, in one call on its process, stored
-        for `jedi_known` (background work: waits while a hover's jedi call runs, and each
-        batch holds the lane only for one file). True when jedi named something; positions it
-        could not answer (or ran out of time on) are remembered as unanswered."""
+    ) -> list[Resolution | None] | None:
+        """jedi's answers for many (0-based) positions of one file, in one call on its
+        process (background work: it waits while a hover's jedi call runs, and holds the lane
+        for one file only); also kept for later hovers. None when jedi is missing, failed or
+        ran out of time."""
         if not positions or not self.available():
-            return False
+            return None
         deadline = time.perf_counter() + timeout
-        answers: list[Resolution | None] = [None] * len(positions)
         while True:
             with self._lock:
                 if self._busy is None or self._busy.done():
@@ -190,17 +182,21 @@ class SymbolResolver:
                     self._busy = fut
                     break
             if time.perf_counter() > deadline:
-                return False
+                return None
             time.sleep(0.01)
         try:
-            answers = fut.result(timeout=max(0.0, deadline - time.perf_counter()))
+            answers: list[Resolution | None] = fut.result(
+                timeout=max(0.0, deadline - time.perf_counter())
+            )
         except FutureTimeout:
             log.warning("jedi ran out of time on %d positions of %s", len(positions), rel)
+            return None
         except Exception:
             log.warning("jedi failed on %s", rel, exc_info=True)
+            return None
         for (line, column), res in zip(positions, answers, strict=True):
             self.remember((str(root), rel, len(text), hash(text), line, column), res)
-        return any(res is not None for res in answers)
+        return answers
 
     def _jedi(self) -> ProcessPoolExecutor:
         """jedi's own process (called with the lock held): its inference is pure Python and
@@ -233,6 +229,24 @@ class SymbolResolver:
             except Exception:  # the caller already fell back; only the waiting matters
                 return
             time.sleep(0.01)  # the done-callback that caches the answer runs just after
+
+    @contextlib.contextmanager
+    def foreground(self) -> Iterator[None]:
+        """A request is resolving: background resolution pauses meanwhile (a parse on a
+        background thread would hold the GIL the request needs)."""
+        with self._lock:
+            self._foreground += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._foreground -= 1
+
+    def wait_for_foreground(self, timeout: float = 1.0) -> None:
+        """Background work: wait (up to `timeout`) while a request is resolving."""
+        deadline = time.perf_counter() + timeout
+        while self._foreground and time.perf_counter() < deadline:
+            time.sleep(0.002)
 
     def on_close(self, fn: Callable[[], None]) -> None:
         """Call `fn` when the resolver closes (work that uses it stops with it)."""

@@ -7,17 +7,53 @@ language keep their parses here.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
 
+_limits = threading.local()  # this thread's build deadline, and whether it refused a build
+
+
 def text_stamp(text: str) -> tuple[str, int, int]:
     return ("text", len(text), hash(text))
+
+
+def file_stamp(root: Path, rel: str, text: str | None) -> object | None:
+    """The version of a file: its buffer's text, else its size and time on disk (None when
+    it cannot be read)."""
+    if text is not None:
+        return text_stamp(text)
+    try:
+        st = (root / rel).stat()
+    except OSError:
+        return None
+    return ("disk", st.st_mtime_ns, st.st_size)
+
+
+@contextlib.contextmanager
+def build_until(deadline: float) -> Iterator[None]:
+    """Within: a value not cached yet is built only before `deadline` (perf_counter); past it
+    `get` answers None, as for a file it cannot read, so a request's budget holds (a parse is
+    one C call: it cannot be interrupted). `refused()` says whether that happened."""
+    _limits.deadline, _limits.refused = deadline, False
+    try:
+        yield
+    finally:
+        _limits.deadline = None
+
+
+def refused() -> bool:
+    """Did a `get` in this thread's `build_until` refuse to build since the last call?"""
+    was = bool(getattr(_limits, "refused", False))
+    _limits.refused = False
+    return was
 
 
 class StampedCache(Generic[T]):
@@ -32,19 +68,18 @@ class StampedCache(Generic[T]):
     def get(self, rel: str, text: str | None, build: Callable[[str], T | None]) -> T | None:
         """The value for `rel`: built from `text` (an open buffer) or from what is on disk
         (None when the file cannot be read); rebuilt when the version changed."""
-        if text is not None:
-            stamp: object = text_stamp(text)
-        else:
-            try:
-                st = (self.root / rel).stat()
-            except OSError:
-                return None
-            stamp = ("disk", st.st_mtime_ns, st.st_size)
+        stamp = file_stamp(self.root, rel, text)
+        if stamp is None:
+            return None
         with self._lock:
             hit = self._cache.get(rel)
             if hit is not None and hit[0] == stamp:
                 self._cache.move_to_end(rel)
                 return hit[1]
+        deadline = getattr(_limits, "deadline", None)
+        if deadline is not None and time.perf_counter() > deadline:
+            _limits.refused = True
+            return None
         if text is None:
             try:
                 text = (self.root / rel).read_text(encoding="utf-8")

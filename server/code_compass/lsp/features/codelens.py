@@ -33,6 +33,7 @@ from code_compass.index.languages import (
     PAGED_LANGUAGES,
     language_for,
 )
+from code_compass.lsp.code_names import code_columns_in
 from code_compass.lsp.features.documents import document_path
 from code_compass.lsp.features.evidence import (
     Mention,
@@ -43,10 +44,10 @@ from code_compass.lsp.features.evidence import (
     locate_all,
     name_pattern,
 )
-from code_compass.lsp.lens_usages import UsageResolver, same_family
+from code_compass.lsp.lens_usages import Buffers, UsageResolver, same_family
 from code_compass.lsp.resolve import shared_resolver
 from code_compass.lsp.resolve_tree import TS_LANGUAGES
-from code_compass.records import VALUE_KINDS, SymbolDef
+from code_compass.records import VALUE_KINDS, SearchHit, SymbolDef
 
 if TYPE_CHECKING:
     from code_compass.engine import Engine
@@ -214,7 +215,15 @@ class CodeLensFeature:
     def references(self, project: str, subject: Subject, group: list[SymbolDef]) -> LensReferences:
         root = self.ls.roots.get(project)
         engine = self.ls.require_engine()
-        return lens_references(engine, project, root, self.usages, subject, group, self._refresh)
+        docs = self.ls.workspace.text_documents
+
+        def buffer(rel: str) -> str | None:
+            doc = docs.get((root / rel).as_uri()) if root is not None else None
+            return doc.source if doc is not None else None
+
+        return lens_references(
+            engine, project, root, self.usages, subject, group, buffer, self._refresh
+        )
 
     def _refresh(self) -> None:
         """Background resolution changed what lenses would say: ask the client to re-read
@@ -245,11 +254,15 @@ def lens_references(
     resolver: UsageResolver,
     subject: Subject,
     group: list[SymbolDef],
+    buffers: Buffers = lambda rel: None,
     then: Callable[[], None] = lambda: None,
 ) -> LensReferences:
     """Doc references, usages (tokens that resolve to one of `group`, the definitions that
     share the lens) and tokens only matched by name: every one counted is listed. What the
-    budget left is resolved in the background, then `then` is called."""
+    budget left is resolved in the background, then `then` is called.
+
+    Code tokens are found in the passages' indexed text (kept in step with disk by the
+    watcher), or in the editor's buffer for an open file: no file is read for them."""
     defs = engine.symbols_named(subject.name, project)
     def_lines = {(d.path, d.name_line) for d in defs}
     cache = TextCache(engine, project)
@@ -260,15 +273,15 @@ def lens_references(
     def_language = group[0].language if group else ""
     seen: set[tuple[str, int]] = set()
     candidates: dict[str, set[tuple[int, int]]] = {}
+    open_columns: dict[str, dict[int, list[int]]] = {}
     for hit in hits:
         if hit.language in CODE_LANGUAGES:
             if not same_family(def_language, hit.language):
                 continue  # a Python function is not used from a Go file
-            columns = cache.code_columns(hit.path, hit.language, subject.name)
-            for n in range(max(1, hit.start_line), hit.end_line + 1):
-                if (hit.path, n) not in def_lines:
-                    for col in columns.get(n, ()):
-                        candidates.setdefault(hit.path, set()).add((n, col))
+            tokens = candidates.setdefault(hit.path, set())
+            for line, col in _code_tokens(hit, subject.name, buffers, cache, open_columns):
+                if (hit.path, line) not in def_lines:
+                    tokens.add((line, col))
             continue
         if hit.language not in DOC_LANGUAGES:
             continue  # `run:` in a CI config or `flask run` in a script uses no symbol
@@ -279,21 +292,48 @@ def lens_references(
             if (m.path, m.line) not in seen:
                 seen.add((m.path, m.line))
                 docs.append(m)
-    if root is None or not candidates:
-        tokens = [(p, ln, c) for p, ps in candidates.items() for ln, c in ps]
-        return LensReferences(docs, [], _mentions(tokens), capped)
+    ordered = {p: sorted(ps) for p, ps in sorted(candidates.items()) if ps}
+    if root is None or not ordered:
+        listed = [(p, ln, c) for p, ps in ordered.items() for ln, c in ps]
+        return LensReferences(docs, [], _mentions(listed), capped)
     wanted = frozenset((d.path, d.name_line) for d in group)
-    ordered = {p: sorted(ps) for p, ps in sorted(candidates.items())}
-    usages, left = resolver.classify(root, wanted, ordered, cache, LENS_RESOLVE_BUDGET_S)
+    usages, left = resolver.classify(root, wanted, ordered, buffers, LENS_RESOLVE_BUDGET_S)
     if left:
-        buffers = {p: t for p in ordered if (t := cache.buffer(p)) is not None}
-        resolver.finish_later((project, subject.name, wanted), root, left, buffers, then)
+        resolver.finish_later((project, subject.name, wanted), root, left, then)
     return LensReferences(
         docs,
         _mentions([(t.path, t.line, t.column) for t in usages.resolved]),
         _mentions([(t.path, t.line, t.column) for t in usages.by_name]),
         capped,
     )
+
+
+def _code_tokens(
+    hit: SearchHit,
+    name: str,
+    buffers: Buffers,
+    cache: TextCache,
+    open_columns: dict[str, dict[int, list[int]]],
+) -> list[tuple[int, int]]:
+    """(1-based line, column) of the name's identifier tokens in a code passage."""
+    if hit.path not in open_columns:
+        buffer = buffers(hit.path)
+        if buffer is not None:
+            open_columns[hit.path] = code_columns_in(buffer, hit.language, name)
+        elif not hit.text:
+            open_columns[hit.path] = cache.code_columns(hit.path, hit.language, name)
+    columns = open_columns.get(hit.path)
+    if columns is not None:
+        return [
+            (n, col)
+            for n in range(max(1, hit.start_line), hit.end_line + 1)
+            for col in columns.get(n, ())
+        ]
+    return [
+        (hit.start_line + n - 1, col)
+        for n, cols in code_columns_in(hit.text, hit.language, name).items()
+        for col in cols
+    ]
 
 
 def _mentions(tokens: list[tuple[str, int, int]]) -> list[Mention]:
