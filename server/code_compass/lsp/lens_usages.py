@@ -1,15 +1,16 @@
 """Which code tokens of a name are references to one definition: the code lens's usages.
 
 The candidates are the name's identifier tokens in code (never in comments or strings); each
-is resolved as its language does (the parse-tree resolvers, then jedi's cached answers for
-Python) and kept when it names this definition. A token whose resolution fails stays a
-candidate "by name": counted and listed apart, never silently dropped or promoted.
+is resolved as its language does (the parse-tree resolvers, then jedi for Python) and kept
+when it names this definition. A token whose resolution fails stays a candidate "by name":
+counted and listed apart, never silently dropped or promoted.
 
 Resolving costs a parse of every file that holds a candidate, so a request resolves within a
-budget; what it could not reach, and the Python tokens only jedi can decide, are resolved on a
-background thread (jedi one file per call on its own process) and the request after that
-sees them. Answers are cached per file version: a file whose text is unchanged is not
-resolved again.
+budget (a parse not cached yet starts only before its deadline); what it could not reach,
+and the Python tokens only jedi can decide, are resolved on a background thread (jedi one
+file per call, on its own process) that pauses while a request resolves, and the request
+after that sees them. Answers are kept per file version: a file whose text is unchanged is
+not resolved again.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
+# What building costs (a parse and a walk of the tree), per byte of source, on a busy machine:
+# a file expected to finish past the deadline is not started.
+BUILD_S_PER_BYTE = 1e-6
 _limits = threading.local()  # this thread's build deadline, and whether it refused a build
 
 
@@ -39,9 +42,10 @@ def file_stamp(root: Path, rel: str, text: str | None) -> object | None:
 
 @contextlib.contextmanager
 def build_until(deadline: float) -> Iterator[None]:
-    """Within: a value not cached yet is built only before `deadline` (perf_counter); past it
-    `get` answers None, as for a file it cannot read, so a request's budget holds (a parse is
-    one C call: it cannot be interrupted). `refused()` says whether that happened."""
+    """Within: a value not cached yet is built only when it can be done by `deadline`
+    (perf_counter, estimated from the file's size); else `get` answers None, as for a file it
+    cannot read, so a request's budget holds (a parse cannot be interrupted). `refused()`
+    says whether that happened."""
     _limits.deadline, _limits.refused = deadline, False
     try:
         yield
@@ -77,9 +81,11 @@ class StampedCache(Generic[T]):
                 self._cache.move_to_end(rel)
                 return hit[1]
         deadline = getattr(_limits, "deadline", None)
-        if deadline is not None and time.perf_counter() > deadline:
-            _limits.refused = True
-            return None
+        if deadline is not None:
+            size = len(text) if text is not None else stamp[2]  # type: ignore[index]
+            if time.perf_counter() + size * BUILD_S_PER_BYTE > deadline:
+                _limits.refused = True
+                return None
         if text is None:
             try:
                 text = (self.root / rel).read_text(encoding="utf-8")
