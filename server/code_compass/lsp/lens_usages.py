@@ -88,12 +88,14 @@ class UsageResolver:
         candidates: dict[str, list[tuple[int, int]]],
         buffers: Buffers,
         budget_s: float,
+        quiet: frozenset[tuple[str, int, int]] = frozenset(),
     ) -> tuple[Usages, _Left]:
         """(usages, the work left for `finish_later`).
 
         `wanted`: the definition's (path, 1-based line)s (overloads share one lens);
         `candidates`: rel -> (1-based line, column) tokens of the name, definitions excluded.
-        A token whose answer is not known yet is counted by name, and left.
+        A token whose answer is not known yet is counted by name, and left; a `quiet` one
+        (maybe not code at all) counts only once it resolves to the definition.
         """
         deadline = time.perf_counter() + budget_s
         resolved: list[Token] = []
@@ -123,7 +125,8 @@ class UsageResolver:
                         else:
                             answers[key] = answer
                     if answer is None:
-                        by_name.append(Token(rel, *key))
+                        if (rel, *key) not in quiet:
+                            by_name.append(Token(rel, *key))
                     elif any(k in wanted for k in answer):
                         resolved.append(Token(rel, *key))
                 if todo:

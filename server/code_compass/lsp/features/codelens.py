@@ -274,14 +274,17 @@ def lens_references(
     seen: set[tuple[str, int]] = set()
     candidates: dict[str, set[tuple[int, int]]] = {}
     open_columns: dict[str, dict[int, list[int]]] = {}
+    quiet: set[tuple[str, int, int]] = set()
     for hit in hits:
         if hit.language in CODE_LANGUAGES:
             if not same_family(def_language, hit.language):
                 continue  # a Python function is not used from a Go file
             tokens = candidates.setdefault(hit.path, set())
-            for line, col in _code_tokens(hit, subject.name, buffers, cache, open_columns):
+            code, unsure = _code_tokens(hit, subject.name, buffers, cache, open_columns)
+            for line, col in code + unsure:
                 if (hit.path, line) not in def_lines:
                     tokens.add((line, col))
+            quiet.update((hit.path, line, col) for line, col in unsure)
             continue
         if hit.language not in DOC_LANGUAGES:
             continue  # `run:` in a CI config or `flask run` in a script uses no symbol
@@ -294,10 +297,12 @@ def lens_references(
                 docs.append(m)
     ordered = {p: sorted(ps) for p, ps in sorted(candidates.items()) if ps}
     if root is None or not ordered:
-        listed = [(p, ln, c) for p, ps in ordered.items() for ln, c in ps]
+        listed = [(p, *t) for p, ps in ordered.items() for t in ps if (p, *t) not in quiet]
         return LensReferences(docs, [], _mentions(listed), capped)
     wanted = frozenset((d.path, d.name_line) for d in group)
-    usages, left = resolver.classify(root, wanted, ordered, buffers, LENS_RESOLVE_BUDGET_S)
+    usages, left = resolver.classify(
+        root, wanted, ordered, buffers, LENS_RESOLVE_BUDGET_S, frozenset(quiet)
+    )
     if left:
         resolver.finish_later((project, subject.name, wanted), root, left, then)
     return LensReferences(
@@ -314,8 +319,11 @@ def _code_tokens(
     buffers: Buffers,
     cache: TextCache,
     open_columns: dict[str, dict[int, list[int]]],
-) -> list[tuple[int, int]]:
-    """(1-based line, column) of the name's identifier tokens in a code passage."""
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(code, unsure): (1-based line, column) of the name's identifier tokens in a code
+    passage. From an open buffer (or a re-read file) every token is sure. From the passage's
+    own text, a token that looks like a string or comment is unsure: a passage may begin
+    inside a docstring, which turns its quotes inside out; the resolver decides those."""
     if hit.path not in open_columns:
         buffer = buffers(hit.path)
         if buffer is not None:
@@ -324,16 +332,21 @@ def _code_tokens(
             open_columns[hit.path] = cache.code_columns(hit.path, hit.language, name)
     columns = open_columns.get(hit.path)
     if columns is not None:
-        return [
-            (n, col)
-            for n in range(max(1, hit.start_line), hit.end_line + 1)
-            for col in columns.get(n, ())
-        ]
-    return [
+        lines = range(max(1, hit.start_line), hit.end_line + 1)
+        return [(n, col) for n in lines for col in columns.get(n, ())], []
+    code = {
         (hit.start_line + n - 1, col)
         for n, cols in code_columns_in(hit.text, hit.language, name).items()
         for col in cols
+    }
+    pattern = name_pattern(name)
+    every = [
+        (hit.start_line + i, m.start())
+        for i, line in enumerate(hit.text.split("\n"))
+        if name in line
+        for m in pattern.finditer(line)
     ]
+    return sorted(code), [t for t in every if t not in code]
 
 
 def _mentions(tokens: list[tuple[str, int, int]]) -> list[Mention]:
