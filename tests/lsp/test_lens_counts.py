@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import io
 import re
 import time
@@ -12,7 +13,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from tests.lsp.conftest import write
+from tests.lsp.conftest import CAPABILITIES, write
 
 FILES = {
     "shop/pricing.py": (
@@ -180,7 +181,16 @@ async def test_a_token_only_jedi_resolves_moves_from_by_name_to_usages(
     counts the token by name; jedi resolves it in the background and a later resolve counts it
     as a usage."""
     root = write(tmp_path / "ws", JEDI_ONLY)
-    s = await start([root])
+    caps = copy.deepcopy(CAPABILITIES)
+    assert caps.workspace is not None
+    caps.workspace.code_lens = types.CodeLensWorkspaceClientCapabilities(refresh_support=True)
+    s = await start([root], capabilities=caps)
+    refreshes: list[object] = []
+
+    @s.client.feature("workspace/codeLens/refresh")
+    def _refresh(params: object) -> None:
+        refreshes.append(params)
+
     await s.wait_indexed()
     uri = s.open(root / "shop/carts.py")
     lenses = await s.client.text_document_code_lens_async(
@@ -199,3 +209,5 @@ async def test_a_token_only_jedi_resolves_moves_from_by_name_to_usages(
         title = done.command.title
         assert len(done.command.arguments[2]) == 1
     assert title == "0 doc references · 1 usage"
+    # the client that can refresh its lenses was asked to, once jedi's answer changed one
+    assert refreshes

@@ -102,9 +102,10 @@ class SymbolResolver:
     def warm(self, root: Path, rel: str, language: str, text: str) -> None:
         """On open: parse the file and what it imports, and let jedi parse it in the
         background, so the first hovers take the fast path."""
+        self.wait_for_foreground()
         try:
             if language == "python":
-                self.python_scopes(root).warm(rel, text)
+                self.python_scopes(root).warm(rel, text, self.wait_for_foreground)
             elif language in TREE_LANGUAGES:
                 self.tree_scopes(root).warm(rel, language, text)
         except Exception:

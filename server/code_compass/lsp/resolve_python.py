@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -498,8 +499,9 @@ class PythonScopes:
             pkg = pkg[: len(pkg) - (level - 1)] if level - 1 <= len(pkg) else []
         return ".".join([*pkg, *([module] if module else [])])
 
-    def warm(self, rel: str, text: str) -> None:
-        """Parse a file and the workspace modules it imports (on open: first hovers are fast)."""
+    def warm(self, rel: str, text: str, pause: Callable[[], None] = lambda: None) -> None:
+        """Parse a file and the workspace modules it imports (on open: first hovers are fast);
+        `pause` runs before each import's parse (to let requests go first)."""
         info = self.module(rel, text)
         if info is None:
             return
@@ -508,6 +510,7 @@ class PythonScopes:
                 if b.kind == "import":
                     target = self.find_module(self.absolute(info, b.module, b.level))
                     if target is not None:
+                        pause()
                         self.module(target)
 
     # -- resolution -----------------------------------------------------------------
