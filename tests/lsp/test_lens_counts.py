@@ -188,8 +188,8 @@ async def test_a_token_only_jedi_resolves_moves_from_by_name_to_usages(
     refreshes: list[object] = []
 
     @s.client.feature("workspace/codeLens/refresh")
-    def _refresh(params: object) -> None:
-        refreshes.append(params)
+    def _refresh(*args: object) -> None:  # pygls passes (client, params)
+        refreshes.append(args)
 
     await s.wait_indexed()
     uri = s.open(root / "shop/carts.py")
