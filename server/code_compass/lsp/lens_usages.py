@@ -36,6 +36,9 @@ USAGE_CACHE_FILES = 4096  # files whose tokens' answers are kept (a few hundred 
 JEDI_BATCH_POSITIONS = 200  # positions per file sent to jedi in the background
 JEDI_BATCH_TIMEOUT_S = 30.0
 BACKGROUND_PAUSE_S = 0.005  # between files resolved in the background
+# Larger files are not parsed on the background thread (ast.parse holds the GIL for the whole
+# file, tens of ms at this size, which a request would wait for): Python ones go to jedi.
+BACKGROUND_PARSE_MAX_BYTES = 60_000
 # Languages that can reference each other's definitions: a Python function is never used
 # from a Go file, whatever the token says.
 _FAMILIES = {"python": "python", "go": "go", **{lang: "ts" for lang in TS_LANGUAGES}}
@@ -157,7 +160,10 @@ class UsageResolver:
                     if pos in answers:
                         continue
                     self.resolver.wait_for_foreground()
-                    answer = self._fast(root, rel, language, buffer, *pos)
+                    with build_until(max_bytes=BACKGROUND_PARSE_MAX_BYTES):
+                        answer = self._fast(root, rel, language, buffer, *pos)
+                        if refused():
+                            answer = None  # a file too large to parse here: jedi's process
                     if answer is not None or language != "python":
                         answers[pos] = answer  # None: final, by name
                         changed = changed or answer is not None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import logging
 import multiprocessing
 import threading
@@ -60,6 +61,7 @@ class SymbolResolver:
         self._warming: set[tuple[Path, str, int]] = set()
         self._on_close: list[Callable[[], None]] = []
         self._foreground = 0  # requests resolving now (background work waits for them)
+        self._gc_was_enabled = True
 
     @staticmethod
     def available() -> bool:
@@ -234,14 +236,21 @@ class SymbolResolver:
     @contextlib.contextmanager
     def foreground(self) -> Iterator[None]:
         """A request is resolving: background resolution pauses meanwhile (a parse on a
-        background thread would hold the GIL the request needs)."""
+        background thread would hold the GIL the request needs), and no garbage collection
+        starts: while the parse caches grow, a full collection walks every cached tree
+        (hundreds of ms on a busy machine) and the request would wait for it."""
         with self._lock:
             self._foreground += 1
+            if self._foreground == 1:
+                self._gc_was_enabled = gc.isenabled()
+                gc.disable()
         try:
             yield
         finally:
             with self._lock:
                 self._foreground -= 1
+                if self._foreground == 0 and self._gc_was_enabled:
+                    gc.enable()
 
     def wait_for_foreground(self, timeout: float = 1.0) -> None:
         """Background work: wait (up to `timeout`) while a request is resolving."""

@@ -41,16 +41,16 @@ def file_stamp(root: Path, rel: str, text: str | None) -> object | None:
 
 
 @contextlib.contextmanager
-def build_until(deadline: float) -> Iterator[None]:
+def build_until(deadline: float | None = None, max_bytes: int | None = None) -> Iterator[None]:
     """Within: a value not cached yet is built only when it can be done by `deadline`
-    (perf_counter, estimated from the file's size); else `get` answers None, as for a file it
-    cannot read, so a request's budget holds (a parse cannot be interrupted). `refused()`
-    says whether that happened."""
-    _limits.deadline, _limits.refused = deadline, False
+    (perf_counter, estimated from the file's size) and the file has at most `max_bytes`;
+    else `get` answers None, as for a file it cannot read, so a request's budget holds (a
+    parse cannot be interrupted, and holds the GIL). `refused()` says whether that happened."""
+    _limits.deadline, _limits.max_bytes, _limits.refused = deadline, max_bytes, False
     try:
         yield
     finally:
-        _limits.deadline = None
+        _limits.deadline = _limits.max_bytes = None
 
 
 def refused() -> bool:
@@ -81,9 +81,11 @@ class StampedCache(Generic[T]):
                 self._cache.move_to_end(rel)
                 return hit[1]
         deadline = getattr(_limits, "deadline", None)
-        if deadline is not None:
+        max_bytes = getattr(_limits, "max_bytes", None)
+        if deadline is not None or max_bytes is not None:
             size = len(text) if text is not None else stamp[2]  # type: ignore[index]
-            if time.perf_counter() + size * BUILD_S_PER_BYTE > deadline:
+            late = deadline is not None and time.perf_counter() + size * BUILD_S_PER_BYTE > deadline
+            if late or (max_bytes is not None and size > max_bytes):
                 _limits.refused = True
                 return None
         if text is None:

@@ -78,7 +78,11 @@ class CodeLensFeature:
         return await self.ls.run_blocking(self.lenses, params.text_document.uri)
 
     async def resolve(self, lens: types.CodeLens) -> types.CodeLens:
-        return await self.ls.run_blocking(self.resolve_lens, lens)
+        return await self.ls.run_blocking(self.resolve_in_foreground, lens)
+
+    def resolve_in_foreground(self, lens: types.CodeLens) -> types.CodeLens:
+        with self.usages.resolver.foreground():  # background parses and collections wait
+            return self.resolve_lens(lens)
 
     # -- the lens command, for clients that do not run it themselves -------------------
     def offer_command(self, params: types.InitializeParams) -> None:

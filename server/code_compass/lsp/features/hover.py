@@ -86,7 +86,11 @@ class HoverFeature:
         self.resolver = shared_resolver(ls)
 
     async def hover(self, params: types.HoverParams) -> types.Hover | None:
-        return await self.ls.run_blocking(self.compute, params)
+        return await self.ls.run_blocking(self.compute_in_foreground, params)
+
+    def compute_in_foreground(self, params: types.HoverParams) -> types.Hover | None:
+        with self.resolver.foreground():  # background parses and collections wait
+            return self.compute(params)
 
     def compute(self, params: types.HoverParams) -> types.Hover | None:
         ls = self.ls
