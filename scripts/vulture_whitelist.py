@@ -100,3 +100,4 @@ _.visit_AnnAssign  # lsp/resolve_python.py (ast.NodeVisitor)
 _.visit_NamedExpr  # lsp/resolve_python.py (ast.NodeVisitor)
 _.visit_withitem  # lsp/resolve_python.py (ast.NodeVisitor)
 _._start_io_async  # lsp/server.py: pygls calls it from start_io
+_._PARSED_FILE_LIMIT  # scripts/check_lens_counts.py: jedi reads it (its search cap)

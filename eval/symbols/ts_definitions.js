@@ -8,52 +8,16 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const ts = require("typescript");
+
+const { languageService, offsetOf } = require("./ts_service");
 
 const root = path.resolve(process.argv[2]);
 const rows = fs.readFileSync(0, "utf8").split("\n").filter((l) => l.trim()).map(JSON.parse);
-
-function listTs(dir, out) {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory() && e.name !== "node_modules") listTs(p, out);
-    else if (e.isFile() && p.endsWith(".ts")) out.push(p);
-  }
-  return out;
-}
-
-const files = listTs(path.join(root, "src"), []);
-const options = {
-  target: ts.ScriptTarget.ESNext,
-  lib: ["lib.esnext.d.ts", "lib.dom.d.ts"],
-  strict: true,
-  moduleResolution: ts.ModuleResolutionKind.Node10 || ts.ModuleResolutionKind.NodeJs,
-  baseUrl: root,
-  paths: { rxjs: ["./src/index"], "rxjs/*": ["./src/*"] },
-};
-const host = {
-  getScriptFileNames: () => files,
-  getScriptVersion: () => "1",
-  getScriptSnapshot: (f) =>
-    fs.existsSync(f) ? ts.ScriptSnapshot.fromString(fs.readFileSync(f, "utf8")) : undefined,
-  getCurrentDirectory: () => root,
-  getCompilationSettings: () => options,
-  getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
-  fileExists: ts.sys.fileExists,
-  readFile: ts.sys.readFile,
-  readDirectory: ts.sys.readDirectory,
-  directoryExists: ts.sys.directoryExists,
-  getDirectories: ts.sys.getDirectories,
-};
-const service = ts.createLanguageService(host, ts.createDocumentRegistry());
+const service = languageService(root);
 
 for (const row of rows) {
   const file = path.join(root, row.path);
-  const text = fs.readFileSync(file, "utf8");
-  const lines = text.split("\n");
-  let offset = 0;
-  for (let i = 0; i < row.line - 1; i++) offset += lines[i].length + 1;
-  offset += row.col;
+  const offset = offsetOf(file, row.line, row.col);
   const defs = service.getDefinitionAtPosition(file, offset) || [];
   const first = defs[0];
   let gold = null;

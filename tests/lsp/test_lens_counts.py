@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import io
 import re
+import time
 import tokenize
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
-from tests.lsp.conftest import write
+from tests.lsp.conftest import CAPABILITIES, write
 
 FILES = {
     "shop/pricing.py": (
@@ -90,3 +93,121 @@ async def test_lens_numbers_equal_an_independent_count(start: Any, tmp_path: Pat
     # past the 50 listed locations the count goes on (from the indexed passages)
     assert reference(root, "run") == (1, 2) and reference(root, "apply_discount") == (1, 64)
     assert "showing 50 of 65" in titles["apply_discount"]
+
+
+RESOLVED = {
+    "shop/orders.py": (
+        "class Cart:\n"
+        "    def total(self):\n"
+        "        return 1\n"
+        "\n"
+        "    def twice(self):\n"
+        "        return self.total() + self.total()\n"
+        "\n"
+        "\n"
+        "class Order:\n"
+        "    def total(self):\n"
+        "        return 2\n"
+        "\n"
+        "\n"
+        "def order_total(order: Order):\n"
+        "    return order.total()\n"
+    ),
+    "shop/report.py": (
+        "from shop.orders import Cart\n"
+        "\n"
+        "\n"
+        "def report(cart: Cart, anything):\n"
+        "    # total in a comment\n"
+        "    return cart.total(), anything.total()\n"
+    ),
+}
+
+
+async def test_lens_usages_are_references_that_resolve(start: Any, tmp_path: Path) -> None:
+    """Cart.total's usages are the calls that name it; Order.total's call is not one, and a
+    call on a value of unknown type is counted apart, by name. The title's numbers are the
+    locations the lens's command lists."""
+    root = write(tmp_path / "ws", RESOLVED)
+    s = await start([root])
+    await s.wait_indexed()
+    uri = s.open(root / "shop/orders.py")
+    lenses = await s.client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    by_container = {
+        lens.data["container"]: lens for lens in lenses or [] if lens.data["name"] == "total"
+    }
+    done = await s.client.code_lens_resolve_async(by_container["Cart"])
+    assert done.command is not None
+    title, locations = done.command.title, done.command.arguments[2]
+    listed = sorted((loc["uri"].rsplit("/", 1)[-1], loc["range"]["start"]["line"] + 1,
+                     loc["range"]["start"]["character"]) for loc in locations)  # fmt: skip
+    # self.total() twice on line 6, cart.total() in report.py; anything.total() by name
+    assert listed == [("orders.py", 6, 20), ("orders.py", 6, 35), ("report.py", 6, 16),
+                      ("report.py", 6, 34)], (title, listed)  # fmt: skip
+    assert title.startswith("0 doc references · 3 usages · 1 by name"), title
+    done = await s.client.code_lens_resolve_async(by_container["Order"])
+    assert done.command is not None
+    assert done.command.title.startswith("0 doc references · 1 usage · 1 by name")
+    assert len(done.command.arguments[2]) == 2
+
+
+JEDI_ONLY = {
+    "shop/carts.py": (
+        "class Cart:\n"
+        "    def checkout(self):\n"
+        "        return 1\n"
+        "\n"
+        "\n"
+        "def new_cart():\n"
+        "    return Cart()\n"
+    ),
+    "shop/flow.py": (
+        "from shop.carts import new_cart\n"
+        "\n"
+        "\n"
+        "def buy():\n"
+        "    cart = new_cart()\n"
+        "    return cart.checkout()\n"
+    ),
+}
+
+
+async def test_a_token_only_jedi_resolves_moves_from_by_name_to_usages(
+    start: Any, tmp_path: Path
+) -> None:
+    """`new_cart().checkout()`: the parse tree cannot type a call's result, so the first answer
+    counts the token by name; jedi resolves it in the background and a later resolve counts it
+    as a usage."""
+    root = write(tmp_path / "ws", JEDI_ONLY)
+    caps = copy.deepcopy(CAPABILITIES)
+    assert caps.workspace is not None
+    caps.workspace.code_lens = types.CodeLensWorkspaceClientCapabilities(refresh_support=True)
+    s = await start([root], capabilities=caps)
+    refreshes: list[object] = []
+
+    @s.client.feature("workspace/codeLens/refresh")
+    def _refresh(*args: object) -> None:  # pygls passes (client, params)
+        refreshes.append(args)
+
+    await s.wait_indexed()
+    uri = s.open(root / "shop/carts.py")
+    lenses = await s.client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    lens = next(lens for lens in lenses or [] if lens.data["name"] == "checkout")
+    first = await s.client.code_lens_resolve_async(lens)
+    assert first.command is not None
+    assert first.command.title == "0 doc references · 0 usages · 1 by name", first.command.title
+    deadline = time.monotonic() + 60
+    title = first.command.title
+    while title != "0 doc references · 1 usage" and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+        done = await s.client.code_lens_resolve_async(lens)
+        assert done.command is not None
+        title = done.command.title
+        assert len(done.command.arguments[2]) == 1
+    assert title == "0 doc references · 1 usage"
+    # the client that can refresh its lenses was asked to, once jedi's answer changed one
+    assert refreshes

@@ -185,9 +185,10 @@ async def test_lens_counts_equal_the_peek_and_overloads_share_one_lens(
     cmd = converts[0].command
     assert cmd is not None
     locations = cmd.arguments[2]
-    # usages: convert(1), convert(2) on one line; the doc line with `convert`; not the prose
-    assert cmd.title == "1 doc reference · 1 usage"
-    assert len(locations) == 2
+    # usages are references: convert(1) and convert(2), both on one line; the doc line with
+    # `convert`; not the prose
+    assert cmd.title == "1 doc reference · 2 usages"
+    assert len(locations) == 3
 
 
 async def test_lens_peek_is_capped_and_says_so(start: Any, tmp_path: Path) -> None:

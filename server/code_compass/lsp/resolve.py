@@ -16,13 +16,16 @@ going and stores its answer for the next request at that position.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import logging
 import multiprocessing
 import threading
 import time
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -38,7 +41,7 @@ log = logging.getLogger(__name__)
 __all__ = ["Resolution", "SymbolResolver", "Target"]
 
 RESOLVABLE_LANGUAGES = frozenset({"python"}) | TREE_LANGUAGES
-JEDI_CACHE_ENTRIES = 4096  # jedi answers kept per (file version, position)
+JEDI_CACHE_ENTRIES = 32768  # jedi answers kept per (file version, position): hovers and lenses
 _JediKey = tuple[str, str, int, int, int, int]  # root, rel, len, hash(text), line, column
 
 
@@ -51,11 +54,14 @@ class SymbolResolver:
         self._lane: ProcessPoolExecutor | None = None  # started on first use
         self._scopes: dict[Path, PythonScopes] = {}
         self._trees: dict[Path, TreeScopes] = {}
-        self._busy: Future[Resolution | None] | None = None
+        self._busy: Future[Any] | None = None  # jedi's one call running (a hover's or a batch)
         self._lock = threading.Lock()
         self._jedi_cache: OrderedDict[_JediKey, Resolution | None] = OrderedDict()
         self._warmer = ThreadPoolExecutor(1, thread_name_prefix="cc-resolve-warm")
         self._warming: set[tuple[Path, str, int]] = set()
+        self._on_close: list[Callable[[], None]] = []
+        self._foreground = 0  # requests resolving now (background work waits for them)
+        self._gc_was_enabled = True
 
     @staticmethod
     def available() -> bool:
@@ -80,9 +86,10 @@ class SymbolResolver:
             return found
 
     def fast(
-        self, root: Path, rel: str, language: str, text: str, line: int, column: int
+        self, root: Path, rel: str, language: str, text: str | None, line: int, column: int
     ) -> Resolution | None:
-        """The parse-tree answer alone (no jedi); None when it cannot decide."""
+        """The parse-tree answer alone (no jedi); None when it cannot decide. `text`: the
+        open buffer, or None to read the file from disk."""
         try:
             if language == "python":
                 return self.python_scopes(root).resolve(rel, text, line, column)
@@ -97,9 +104,10 @@ class SymbolResolver:
     def warm(self, root: Path, rel: str, language: str, text: str) -> None:
         """On open: parse the file and what it imports, and let jedi parse it in the
         background, so the first hovers take the fast path."""
+        self.wait_for_foreground()
         try:
             if language == "python":
-                self.python_scopes(root).warm(rel, text)
+                self.python_scopes(root).warm(rel, text, self.wait_for_foreground)
             elif language in TREE_LANGUAGES:
                 self.tree_scopes(root).warm(rel, language, text)
         except Exception:
@@ -138,7 +146,8 @@ class SymbolResolver:
         """
         if language not in RESOLVABLE_LANGUAGES:
             return None
-        found = self.fast(root, rel, language, text, line, column)
+        with self.foreground():
+            found = self.fast(root, rel, language, text, line, column)
         if found is not None or language != "python" or not self.available():
             return found
         key: _JediKey = (str(root), rel, len(text), hash(text), line, column)
@@ -158,6 +167,39 @@ class SymbolResolver:
         except Exception:
             log.exception("jedi failed on %s:%d", rel, line + 1)
             return None
+
+    def jedi_batch(
+        self, root: Path, rel: str, text: str, positions: list[tuple[int, int]], timeout: float
+    ) -> list[Resolution | None] | None:
+        """jedi's answers for many (0-based) positions of one file, in one call on its
+        process (background work: it waits while a hover's jedi call runs, and holds the lane
+        for one file only); also kept for later hovers. None when jedi is missing, failed or
+        ran out of time."""
+        if not positions or not self.available():
+            return None
+        deadline = time.perf_counter() + timeout
+        while True:
+            with self._lock:
+                if self._busy is None or self._busy.done():
+                    fut = self._jedi().submit(_resolve_python_many, root, rel, text, positions)
+                    self._busy = fut
+                    break
+            if time.perf_counter() > deadline:
+                return None
+            time.sleep(0.01)
+        try:
+            answers: list[Resolution | None] = fut.result(
+                timeout=max(0.0, deadline - time.perf_counter())
+            )
+        except FutureTimeout:
+            log.warning("jedi ran out of time on %d positions of %s", len(positions), rel)
+            return None
+        except Exception:
+            log.warning("jedi failed on %s", rel, exc_info=True)
+            return None
+        for (line, column), res in zip(positions, answers, strict=True):
+            self.remember((str(root), rel, len(text), hash(text), line, column), res)
+        return answers
 
     def _jedi(self) -> ProcessPoolExecutor:
         """jedi's own process (called with the lock held): its inference is pure Python and
@@ -191,7 +233,38 @@ class SymbolResolver:
                 return
             time.sleep(0.01)  # the done-callback that caches the answer runs just after
 
+    @contextlib.contextmanager
+    def foreground(self) -> Iterator[None]:
+        """A request is resolving: background resolution pauses meanwhile (a parse on a
+        background thread would hold the GIL the request needs), and no garbage collection
+        starts: while the parse caches grow, a full collection walks every cached tree
+        (hundreds of ms on a busy machine) and the request would wait for it."""
+        with self._lock:
+            self._foreground += 1
+            if self._foreground == 1:
+                self._gc_was_enabled = gc.isenabled()
+                gc.disable()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._foreground -= 1
+                if self._foreground == 0 and self._gc_was_enabled:
+                    gc.enable()
+
+    def wait_for_foreground(self, timeout: float = 1.0) -> None:
+        """Background work: wait (up to `timeout`) while a request is resolving."""
+        deadline = time.perf_counter() + timeout
+        while self._foreground and time.perf_counter() < deadline:
+            time.sleep(0.002)
+
+    def on_close(self, fn: Callable[[], None]) -> None:
+        """Call `fn` when the resolver closes (work that uses it stops with it)."""
+        self._on_close.append(fn)
+
     def close(self) -> None:
+        for fn in self._on_close:
+            fn()
         if self._lane is not None:
             self._lane.shutdown(wait=False, cancel_futures=True)
         self._warmer.shutdown(wait=False, cancel_futures=True)
@@ -248,6 +321,12 @@ def _resolve_python(root: Path, rel: str, text: str, line: int, column: int) -> 
     import jedi
 
     script = jedi.Script(text, path=str(root / rel), project=_project(root))
+    return _answer(script, root, rel, text, line, column)
+
+
+def _answer(
+    script: Any, root: Path, rel: str, text: str, line: int, column: int
+) -> Resolution | None:
     names = script.goto(line + 1, column, follow_imports=True)
     if not names:
         # goto finds nothing for some attribute chains jedi can still infer.
@@ -265,6 +344,22 @@ def _resolve_python(root: Path, rel: str, text: str, line: int, column: int) -> 
             continue
         targets.append(_target(n, rel_def, text if rel_def == rel else None))
     return Resolution(tuple(dedupe(targets)), "" if targets else outside)
+
+
+def _resolve_python_many(
+    root: Path, rel: str, text: str, positions: list[tuple[int, int]]
+) -> list[Resolution | None]:
+    """In jedi's process: one file's positions, one parse."""
+    import jedi
+
+    script = jedi.Script(text, path=str(root / rel), project=_project(root))
+    out: list[Resolution | None] = []
+    for line, column in positions:
+        try:
+            out.append(_answer(script, root, rel, text, line, column))
+        except Exception:  # one position jedi chokes on leaves the others answered
+            out.append(None)
+    return out
 
 
 def _inside(root: Path, path: Path) -> str | None:

@@ -152,7 +152,7 @@ class GoScopes:
                 pkg.names.setdefault(d.name, d)
 
     # -- resolution ----------------------------------------------------------------------
-    def resolve(self, rel: str, text: str, line: int, column: int) -> Resolution | None:
+    def resolve(self, rel: str, text: str | None, line: int, column: int) -> Resolution | None:
         parsed = self.files.parse(rel, "go", text)
         if parsed is None:
             return None

@@ -16,12 +16,12 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-import threading
-from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from code_compass.lsp.resolve_model import Resolution, Target, dedupe, doc_summary
+from code_compass.lsp.stamped_cache import StampedCache
 
 MODULE_CACHE_FILES = 256  # parsed files kept (a few MB each for the largest Django modules)
 MAX_FOLLOW = 12  # import / base-class hops before giving up (cycles, long re-export chains)
@@ -469,37 +469,12 @@ class PythonScopes:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.roots = tuple(r for r in ("src", "lib") if (root / r).is_dir())
-        self._cache: OrderedDict[str, tuple[object, ModuleInfo | None]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._files: StampedCache[ModuleInfo] = StampedCache(root, MODULE_CACHE_FILES)
 
     # -- files ----------------------------------------------------------------------
     def module(self, rel: str, text: str | None = None) -> ModuleInfo | None:
         """The parsed file: `text` (an open buffer) or what is on disk."""
-        if text is not None:
-            stamp: object = ("text", len(text), hash(text))
-        else:
-            try:
-                st = (self.root / rel).stat()
-            except OSError:
-                return None
-            stamp = ("disk", st.st_mtime_ns, st.st_size)
-        with self._lock:
-            hit = self._cache.get(rel)
-            if hit is not None and hit[0] == stamp:
-                self._cache.move_to_end(rel)
-                return hit[1]
-        if text is None:
-            try:
-                text = (self.root / rel).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                return None
-        info = parse_module(rel, text, self.roots)
-        with self._lock:
-            self._cache[rel] = (stamp, info)
-            self._cache.move_to_end(rel)
-            while len(self._cache) > MODULE_CACHE_FILES:
-                self._cache.popitem(last=False)
-        return info
+        return self._files.get(rel, text, lambda source: parse_module(rel, source, self.roots))
 
     def find_module(self, dotted: str) -> str | None:
         """Workspace-relative path of an importable module, or None (outside the workspace)."""
@@ -524,8 +499,9 @@ class PythonScopes:
             pkg = pkg[: len(pkg) - (level - 1)] if level - 1 <= len(pkg) else []
         return ".".join([*pkg, *([module] if module else [])])
 
-    def warm(self, rel: str, text: str) -> None:
-        """Parse a file and the workspace modules it imports (on open: first hovers are fast)."""
+    def warm(self, rel: str, text: str, pause: Callable[[], None] = lambda: None) -> None:
+        """Parse a file and the workspace modules it imports (on open: first hovers are fast);
+        `pause` runs before each import's parse (to let requests go first)."""
         info = self.module(rel, text)
         if info is None:
             return
@@ -534,10 +510,11 @@ class PythonScopes:
                 if b.kind == "import":
                     target = self.find_module(self.absolute(info, b.module, b.level))
                     if target is not None:
+                        pause()
                         self.module(target)
 
     # -- resolution -----------------------------------------------------------------
-    def resolve(self, rel: str, text: str, line: int, column: int) -> Resolution | None:
+    def resolve(self, rel: str, text: str | None, line: int, column: int) -> Resolution | None:
         """The identifier starting at (0-based line, column); None when undecided."""
         info = self.module(rel, text)
         if info is None:

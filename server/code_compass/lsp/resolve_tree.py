@@ -21,7 +21,7 @@ class TreeScopes:
         self.go: object | None = None
 
     def resolve(
-        self, rel: str, language: str, text: str, line: int, column: int
+        self, rel: str, language: str, text: str | None, line: int, column: int
     ) -> Resolution | None:
         if language in TS_LANGUAGES:
             return self.ts.resolve(rel, language, text, line, column)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +9,7 @@ from tree_sitter import Node, Tree
 
 from code_compass.index.chunk.treesitter import parser_for
 from code_compass.index.languages import language_for
+from code_compass.lsp.stamped_cache import StampedCache
 
 TREE_CACHE_FILES = 256
 # A declaration's doc comment sits above these when the declaration is their first part.
@@ -95,42 +94,17 @@ class TreeFiles:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._cache: OrderedDict[str, tuple[object, Parsed | None]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._files: StampedCache[Parsed] = StampedCache(root, TREE_CACHE_FILES)
 
-    def parse(self, rel: str, language: str, text: str) -> Parsed | None:
-        return self._get(rel, language, ("text", len(text), hash(text)), text)
+    def parse(self, rel: str, language: str, text: str | None) -> Parsed | None:
+        """The parsed file: `text` (an open buffer) or, when None, what is on disk."""
+        return self._files.get(rel, text, lambda source: _parse(rel, language, source))
 
     def load(self, rel: str) -> Parsed | None:
         language = language_for(rel)
         if language is None:
             return None
-        try:
-            st = (self.root / rel).stat()
-        except OSError:
-            return None
-        return self._get(rel, language, ("disk", st.st_mtime_ns, st.st_size), None)
-
-    def _get(self, rel: str, language: str, stamp: object, text: str | None) -> Parsed | None:
-        with self._lock:
-            hit = self._cache.get(rel)
-            if hit is not None and hit[0] == stamp:
-                self._cache.move_to_end(rel)
-                return hit[1]
-        if text is None:
-            try:
-                text = (self.root / rel).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                return None
-        source = text.encode("utf-8")
-        tree = parser_for(language).parse(source)
-        parsed = Parsed(rel, language, tree, source, text.split("\n"))
-        with self._lock:
-            self._cache[rel] = (stamp, parsed)
-            self._cache.move_to_end(rel)
-            while len(self._cache) > TREE_CACHE_FILES:
-                self._cache.popitem(last=False)
-        return parsed
+        return self.parse(rel, language, None)
 
     def siblings(self, rel: str, suffix: str) -> list[str]:
         """Workspace-relative paths of the files beside `rel` ending in `suffix`."""
@@ -142,3 +116,8 @@ class TreeFiles:
             )  # fmt: skip
         except OSError:
             return []
+
+
+def _parse(rel: str, language: str, text: str) -> Parsed:
+    source = text.encode("utf-8")
+    return Parsed(rel, language, parser_for(language).parse(source), source, text.split("\n"))

@@ -125,16 +125,20 @@ class TypeScriptScopes:
         self.files = files
 
     def resolve(
-        self, rel: str, language: str, text: str, line: int, column: int
+        self, rel: str, language: str, text: str | None, line: int, column: int
     ) -> Resolution | None:
         parsed = self.files.parse(rel, language, text)
         if parsed is None:
             return None
         node = parsed.node_at(line, column)
-        if node is None or node.type not in _IDENTS:
+        if node is None or parsed.position(node) != (line, column):
+            return Resolution((), "")  # a keyword (`from`, `new`): no symbol there
+        if node.type not in _IDENTS:
             return None
         name = parsed.text_of(node)
         parent = node.parent
+        if parent is not None and parent.type == "export_specifier":
+            return self._result(self._export_specifier(parsed, parent))
         if (
             parent is not None
             and parent.type == "member_expression"
@@ -155,6 +159,21 @@ class TypeScriptScopes:
                 return Resolution((), f"lib.{name}")
             return None
         return self._result(_overload(self._follow(found, 0), node))
+
+    def _export_specifier(self, parsed: Parsed, spec: Node) -> Decl | str | None:
+        """`export { a as b } from './m'` / `export { a }`: what `a` names."""
+        orig = spec.child_by_field_name("name")
+        st = spec.parent.parent if spec.parent is not None else None
+        if orig is None or st is None or st.type != "export_statement":
+            return None
+        source = _string(parsed, st.child_by_field_name("source"))
+        if source:
+            target = self._module(parsed, source)
+            if target is None:
+                return None if source.startswith(".") else f"{source}.{parsed.text_of(orig)}"
+            return self._export(target, parsed.text_of(orig), 1)
+        local = self._lookup(parsed, orig, parsed.text_of(orig))
+        return self._follow(local, 1) if local is not None else None
 
     # -- declarations -----------------------------------------------------------------
     def _declared_here(self, parsed: Parsed, node: Node) -> Decl | None:

@@ -19,18 +19,21 @@ file: `@overload` stubs, property setters and the implementation share it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from code_compass.constants import LENS_MAX_LOCATIONS, LENS_SCAN_CHUNKS
+from code_compass.constants import LENS_MAX_LOCATIONS, LENS_RESOLVE_BUDGET_S, LENS_SCAN_CHUNKS
 from code_compass.index.languages import (
     CODE_LANGUAGES,
     DOC_LANGUAGES,
     PAGED_LANGUAGES,
     language_for,
 )
+from code_compass.lsp.code_names import code_columns_in
 from code_compass.lsp.features.documents import document_path
 from code_compass.lsp.features.evidence import (
     Mention,
@@ -41,22 +44,26 @@ from code_compass.lsp.features.evidence import (
     locate_all,
     name_pattern,
 )
+from code_compass.lsp.lens_usages import Buffers, UsageResolver, same_family
 from code_compass.lsp.resolve import shared_resolver
-from code_compass.records import VALUE_KINDS, SymbolDef
+from code_compass.lsp.resolve_tree import TS_LANGUAGES
+from code_compass.records import VALUE_KINDS, SearchHit, SymbolDef
 
 if TYPE_CHECKING:
+    from code_compass.engine import Engine
     from code_compass.lsp.server import CodeCompassServer
 
 SHOW_REFERENCES = "codeCompass.showReferences"
 RELOCATE_WINDOW = 30  # lines searched around a stale definition line (unsaved edits)
 
 
-def lens_title(docs: int, usages: int, shown: int, capped: bool = False) -> str:
-    """ "3 doc references · 12 usages"; "… · showing 50 of 511" when the peek is capped."""
+def lens_title(docs: int, usages: int, shown: int, capped: bool = False, by_name: int = 0) -> str:
+    """ "3 doc references · 12 usages"; "… · 4 by name" for code tokens of the name that
+    could not be resolved; "… · showing 50 of 511" when the peek is capped."""
     d = f"{docs} doc reference" + ("" if docs == 1 else "s")
     u = f"{usages} usage" + ("" if usages == 1 else "s")
-    total = docs + usages
-    title = f"{d} · {u}"
+    total = docs + usages + by_name
+    title = f"{d} · {u}" + (f" · {by_name} by name" if by_name else "")
     if shown < total or capped:
         title += f" · showing {shown} of {total}{'+' if capped else ''}"
     return title
@@ -65,12 +72,17 @@ def lens_title(docs: int, usages: int, shown: int, capped: bool = False) -> str:
 class CodeLensFeature:
     def __init__(self, ls: CodeCompassServer) -> None:
         self.ls = ls
+        self.usages = UsageResolver(shared_resolver(ls))
 
     async def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens]:
         return await self.ls.run_blocking(self.lenses, params.text_document.uri)
 
     async def resolve(self, lens: types.CodeLens) -> types.CodeLens:
-        return await self.ls.run_blocking(self.resolve_lens, lens)
+        return await self.ls.run_blocking(self.resolve_in_foreground, lens)
+
+    def resolve_in_foreground(self, lens: types.CodeLens) -> types.CodeLens:
+        with self.usages.resolver.foreground():  # background parses and collections wait
+            return self.resolve_lens(lens)
 
     # -- the lens command, for clients that do not run it themselves -------------------
     def offer_command(self, params: types.InitializeParams) -> None:
@@ -138,6 +150,8 @@ class CodeLensFeature:
         for d in engine.symbols_in_file(project, rel):
             if d.name.startswith("__") and d.name.endswith("__"):
                 continue  # dunders: everywhere, evidence about nothing in particular
+            if d.name == "constructor" and d.language in TS_LANGUAGES:
+                continue  # used as `new Class(…)`: the class's lens counts those
             if d.kind in VALUE_KINDS:
                 continue  # a lens on every constant and attribute would bury the definitions'
             if (d.container, d.name) in seen:
@@ -181,47 +195,167 @@ class CodeLensFeature:
             lens.command = types.Command(title="project closed", command="")
             return lens
         container = data.get("container")
-        qualifiers = (container,) if isinstance(container, str) and container else ()
-        docs, code, capped = self.references(project, Subject(name, qualifiers))
+        container = container if isinstance(container, str) else ""
+        path = document_path(uri)
+        found = engine.project_for_path(path) if path else None
+        rel = found[1] if found is not None else ""
+        group = [
+            d for d in engine.symbols_in_file(project, rel)
+            if d.name == name and d.container == container
+        ]  # fmt: skip
+        refs = self.references(project, Subject(name, (container,) if container else ()), group)
         root = self.ls.roots.get(project, Path("/"))
-        shown = (docs + code)[:LENS_MAX_LOCATIONS]
+        shown = (refs.docs + refs.usages + refs.by_name)[:LENS_MAX_LOCATIONS]
         locations = [_location(root, m, len(name)) for m in shown]
-        title = lens_title(len(docs), len(code), len(locations), capped)
+        title = lens_title(
+            len(refs.docs), len(refs.usages), len(locations), refs.capped, len(refs.by_name)
+        )
         position = {"line": lens.range.start.line, "character": lens.range.start.character}
         lens.command = types.Command(
             title=title, command=SHOW_REFERENCES, arguments=[uri, position, locations]
         )
         return lens
 
-    def references(
-        self, project: str, subject: Subject
-    ) -> tuple[list[Mention], list[Mention], bool]:
-        """(doc references, usages, capped): every line counted is a line listed."""
+    def references(self, project: str, subject: Subject, group: list[SymbolDef]) -> LensReferences:
+        root = self.ls.roots.get(project)
         engine = self.ls.require_engine()
-        defs = engine.symbols_named(subject.name, project)
-        def_lines = {(d.path, d.name_line) for d in defs}
-        cache = TextCache(engine, project)
-        docs: list[Mention] = []
-        code: list[Mention] = []
-        hits = engine.mentions(subject.name, project, LENS_SCAN_CHUNKS)
-        n_doc_hits = sum(1 for h in hits if h.language in DOC_LANGUAGES)
-        capped = n_doc_hits >= LENS_SCAN_CHUNKS or len(hits) - n_doc_hits >= LENS_SCAN_CHUNKS
-        seen: set[tuple[str, int]] = set()
-        for hit in hits:
-            if hit.language not in DOC_LANGUAGES and hit.language not in CODE_LANGUAGES:
-                continue  # `run:` in a CI config or `flask run` in a script uses no symbol
-            # The locations the peek lists are re-read now (evidence at the line that mentions
-            # the symbol today); past them, the indexed passage text is enough to count.
-            found = None
-            if len(docs) + len(code) >= LENS_MAX_LOCATIONS:
-                found = chunk_mentions(hit, subject)
-            for m in found if found is not None else locate_all(hit, subject, cache):
-                key = (m.path, m.line)
-                if key in seen or key in def_lines:
-                    continue
-                seen.add(key)
-                (docs if m.is_doc else code).append(m)
-        return docs, code, capped
+        docs = self.ls.workspace.text_documents
+
+        def buffer(rel: str) -> str | None:
+            doc = docs.get((root / rel).as_uri()) if root is not None else None
+            return doc.source if doc is not None else None
+
+        return lens_references(
+            engine, project, root, self.usages, subject, group, buffer, self._refresh
+        )
+
+    def _refresh(self) -> None:
+        """Background resolution changed what lenses would say: ask the client to re-read
+        them, when it can (`workspace/codeLens/refresh`)."""
+        caps = self.ls.protocol.client_capabilities
+        ws = getattr(caps, "workspace", None) if caps else None
+        lens_caps = getattr(ws, "code_lens", None) if ws else None
+        if lens_caps is not None and lens_caps.refresh_support:
+
+            def ask() -> None:
+                self.ls.workspace_code_lens_refresh(None)
+
+            self.ls.call_in_loop(ask)
+
+
+@dataclass(frozen=True, slots=True)
+class LensReferences:
+    docs: list[Mention]
+    usages: list[Mention]  # resolve to the lens's definition
+    by_name: list[Mention]  # code tokens of the name whose resolution failed
+    capped: bool  # the passage scan hit LENS_SCAN_CHUNKS: the numbers are lower bounds
+
+
+def lens_references(
+    engine: Engine,
+    project: str,
+    root: Path | None,
+    resolver: UsageResolver,
+    subject: Subject,
+    group: list[SymbolDef],
+    buffers: Buffers = lambda rel: None,
+    then: Callable[[], None] = lambda: None,
+) -> LensReferences:
+    """Doc references, usages (tokens that resolve to one of `group`, the definitions that
+    share the lens) and tokens only matched by name: every one counted is listed. What the
+    budget left is resolved in the background, then `then` is called.
+
+    Code tokens are found in the passages' indexed text (kept in step with disk by the
+    watcher), or in the editor's buffer for an open file: no file is read for them."""
+    defs = engine.symbols_named(subject.name, project)
+    def_lines = {(d.path, d.name_line) for d in defs}
+    cache = TextCache(engine, project)
+    docs: list[Mention] = []
+    hits = engine.mentions(subject.name, project, LENS_SCAN_CHUNKS)
+    n_doc_hits = sum(1 for h in hits if h.language in DOC_LANGUAGES)
+    capped = n_doc_hits >= LENS_SCAN_CHUNKS or len(hits) - n_doc_hits >= LENS_SCAN_CHUNKS
+    def_language = group[0].language if group else ""
+    seen: set[tuple[str, int]] = set()
+    candidates: dict[str, set[tuple[int, int]]] = {}
+    open_columns: dict[str, dict[int, list[int]]] = {}
+    quiet: set[tuple[str, int, int]] = set()
+    for hit in hits:
+        if hit.language in CODE_LANGUAGES:
+            if not same_family(def_language, hit.language):
+                continue  # a Python function is not used from a Go file
+            tokens = candidates.setdefault(hit.path, set())
+            code, unsure = _code_tokens(hit, subject.name, buffers, cache, open_columns)
+            for line, col in code + unsure:
+                if (hit.path, line) not in def_lines:
+                    tokens.add((line, col))
+            quiet.update((hit.path, line, col) for line, col in unsure)
+            continue
+        if hit.language not in DOC_LANGUAGES:
+            continue  # `run:` in a CI config or `flask run` in a script uses no symbol
+        # The locations the peek lists are re-read now (evidence at the line that mentions
+        # the symbol today); past them, the indexed passage text is enough to count.
+        found = chunk_mentions(hit, subject) if len(docs) >= LENS_MAX_LOCATIONS else None
+        for m in found if found is not None else locate_all(hit, subject, cache):
+            if (m.path, m.line) not in seen:
+                seen.add((m.path, m.line))
+                docs.append(m)
+    ordered = {p: sorted(ps) for p, ps in sorted(candidates.items()) if ps}
+    if root is None or not ordered:
+        listed = [(p, *t) for p, ps in ordered.items() for t in ps if (p, *t) not in quiet]
+        return LensReferences(docs, [], _mentions(listed), capped)
+    wanted = frozenset((d.path, d.name_line) for d in group)
+    usages, left = resolver.classify(
+        root, wanted, ordered, buffers, LENS_RESOLVE_BUDGET_S, frozenset(quiet)
+    )
+    if left:
+        resolver.finish_later((project, subject.name, wanted), root, left, then)
+    return LensReferences(
+        docs,
+        _mentions([(t.path, t.line, t.column) for t in usages.resolved]),
+        _mentions([(t.path, t.line, t.column) for t in usages.by_name]),
+        capped,
+    )
+
+
+def _code_tokens(
+    hit: SearchHit,
+    name: str,
+    buffers: Buffers,
+    cache: TextCache,
+    open_columns: dict[str, dict[int, list[int]]],
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(code, unsure): (1-based line, column) of the name's identifier tokens in a code
+    passage. From an open buffer (or a re-read file) every token is sure. From the passage's
+    own text, a token that looks like a string or comment is unsure: a passage may begin
+    inside a docstring, which turns its quotes inside out; the resolver decides those."""
+    if hit.path not in open_columns:
+        buffer = buffers(hit.path)
+        if buffer is not None:
+            open_columns[hit.path] = code_columns_in(buffer, hit.language, name)
+        elif not hit.text:
+            open_columns[hit.path] = cache.code_columns(hit.path, hit.language, name)
+    columns = open_columns.get(hit.path)
+    if columns is not None:
+        lines = range(max(1, hit.start_line), hit.end_line + 1)
+        return [(n, col) for n in lines for col in columns.get(n, ())], []
+    code = {
+        (hit.start_line + n - 1, col)
+        for n, cols in code_columns_in(hit.text, hit.language, name).items()
+        for col in cols
+    }
+    pattern = name_pattern(name)
+    every = [
+        (hit.start_line + i, m.start())
+        for i, line in enumerate(hit.text.split("\n"))
+        if name in line
+        for m in pattern.finditer(line)
+    ]
+    return sorted(code), [t for t in every if t not in code]
+
+
+def _mentions(tokens: list[tuple[str, int, int]]) -> list[Mention]:
+    """Code tokens as the peek lists them (no snippet: the peek shows the line itself)."""
+    return [Mention(p, ln, c, "", False, language_for(p) or "text") for p, ln, c in tokens]
 
 
 def _is_location(loc: Any) -> bool:

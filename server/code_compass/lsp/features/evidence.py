@@ -60,6 +60,7 @@ class TextCache:
         self._engine = engine
         self._project = project
         self._texts: dict[str, str | None] = {}
+        self._buffered: set[str] = set()
         self._lines: dict[str, list[str] | None] = {}
         self._code: dict[tuple[str, str], dict[int, list[int]]] = {}
 
@@ -72,8 +73,16 @@ class TextCache:
 
     def text(self, rel: str) -> str | None:
         if rel not in self._texts:
-            self._texts[rel] = self._engine.read_text(self._project, rel)
+            found = self._engine.read_current(self._project, rel)
+            self._texts[rel] = found.text if found is not None else None
+            if found is not None and found.source == "buffer":
+                self._buffered.add(rel)
         return self._texts[rel]
+
+    def buffer(self, rel: str) -> str | None:
+        """The file's text when it comes from an open editor buffer; None when from disk."""
+        text = self.text(rel)
+        return text if rel in self._buffered else None
 
     def lines(self, rel: str) -> list[str] | None:
         if rel not in self._lines:

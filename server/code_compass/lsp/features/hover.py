@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 # Evidence is read until this much time has gone (then the hover shows what it has): the
 # hover budget holds on large repositories, where a name's passages span many files.
 EVIDENCE_BUDGET_S = 0.008
-EVIDENCE_MIN_HITS = 4  # passages always read, however slow (a loaded machine still shows some)
+EVIDENCE_MIN_HITS = 4  # passages of each kind always read, however slow (a loaded machine too)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +86,11 @@ class HoverFeature:
         self.resolver = shared_resolver(ls)
 
     async def hover(self, params: types.HoverParams) -> types.Hover | None:
-        return await self.ls.run_blocking(self.compute, params)
+        return await self.ls.run_blocking(self.compute_in_foreground, params)
+
+    def compute_in_foreground(self, params: types.HoverParams) -> types.Hover | None:
+        with self.resolver.foreground():  # background parses and collections wait
+            return self.compute(params)
 
     def compute(self, params: types.HoverParams) -> types.Hover | None:
         ls = self.ls
@@ -177,9 +181,14 @@ class HoverFeature:
         def_lines = {(d.path, d.name_line) for d in named}
         def_lines.update((t.path, t.line) for t in targets)
         deadline = time.perf_counter() + EVIDENCE_BUDGET_S
-        for n, hit in enumerate(engine.mentions(subject.name, project, HOVER_MENTIONS_LIMIT)):
-            if n >= EVIDENCE_MIN_HITS and time.perf_counter() > deadline:
-                break
+        read = {True: 0, False: 0}  # passages read, of documents and of code
+        for hit in engine.mentions(subject.name, project, HOVER_MENTIONS_LIMIT):
+            is_doc = hit.language in DOC_LANGUAGES
+            if read[is_doc] >= EVIDENCE_MIN_HITS and time.perf_counter() > deadline:
+                if min(read.values()) >= EVIDENCE_MIN_HITS:
+                    break
+                continue  # past the budget, the other kind still gets its passages
+            read[is_doc] += 1
             if is_definition_chunk(hit, defs):
                 continue
             if hit.language not in DOC_LANGUAGES and hit.language not in CODE_LANGUAGES:
