@@ -34,6 +34,8 @@ GATE_SIGNALS = (
     "ident_named",
     "ident_missing",
     "ident_in_top",
+    "kwarg_named",
+    "kwarg_missing",
     "agree",
     "nwords",
 )
@@ -43,11 +45,18 @@ _CODE = re.compile(
     r"\b(?:[A-Za-z_]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b"
 )
 _TOP_COVER = 3  # hits read for the coverage of the question's words
+# A keyword argument the question passes (`field(private=True)`, "with aliases="): a near-miss
+# option is a plain word that exists everywhere, so what tells it is whether the hits that
+# match the question ever take it as a parameter (`name=`, `name:`).
+_KWARG = re.compile(r"\b([A-Za-z_]\w*)=(?!=)")
+_KWARG_TOP = 10
 # Question words say what kind of answer is wanted, not what it is about: code rarely holds
 # them, so a small workspace would count them "absent" (English stop words are already out).
 _QUESTION_WORDS = frozenset(
     {"how", "what", "where", "why", "when", "which", "who", "whom", "whose", "does", "did", "do"}
     | {"happens", "happen"}
+    # How a "where" question asks for a definition: code says `def`, not "declared".
+    | {"declared", "declare", "defined", "implemented", "located"}
 )
 
 
@@ -71,6 +80,7 @@ class QuestionTerms:
     present: tuple[bool, ...]  # the word (or a form of its stem) is somewhere in the index
     named: tuple[str, ...]  # code-looking names
     named_present: tuple[bool, ...]
+    kwargs: tuple[str, ...] = ()  # keyword arguments the question passes (`name=`)
 
 
 def named_identifiers(text: str) -> list[str]:
@@ -95,6 +105,7 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
         if len(w) > 2 and not is_stop_word(w) and w not in _QUESTION_WORDS
     ]
     named = named_identifiers(text)
+    kwargs = tuple(dict.fromkeys(m.group(1) for m in _KWARG.finditer(text)))
     if index is None:
         return QuestionTerms(
             tuple(words),
@@ -102,6 +113,7 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
             (True,) * len(words),
             tuple(named),
             (True,) * len(named),
+            kwargs,
         )
     n = max(index.num_docs(), 1)
     idf: list[float] = []
@@ -113,7 +125,9 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
     named_present = tuple(
         any(index.count(part) > 0 for part in (name, name.rsplit(".", 1)[-1])) for name in named
     )
-    return QuestionTerms(tuple(words), tuple(idf), tuple(present), tuple(named), named_present)
+    return QuestionTerms(
+        tuple(words), tuple(idf), tuple(present), tuple(named), named_present, kwargs
+    )
 
 
 def with_names_from(terms: QuestionTerms, others: Sequence[TermCounter]) -> QuestionTerms:
@@ -147,8 +161,15 @@ def present_coverage(terms: QuestionTerms, ranked: Sequence[Candidate]) -> float
         (True,) * sum(terms.present),
         terms.named,
         terms.named_present,
+        terms.kwargs,
     )
     return _covered(here, [_text(c) for c in ranked[:_TOP_COVER]])
+
+
+def _takes(name: str, texts: Sequence[str]) -> bool:
+    """Some text takes `name` as a parameter or sets it as a keyword (`name=`, `name: int`)."""
+    rx = re.compile(rf"\b{re.escape(name)}\s*[=:](?!=)")
+    return any(rx.search(t) for t in texts)
 
 
 def _text(c: Candidate) -> str:
@@ -196,6 +217,11 @@ def gate_signals(
         "ident_named": 1.0 if terms.named else 0.0,
         "ident_missing": 1.0 if not all(terms.named_present) else 0.0,
         "ident_in_top": len(named_in_top) / len(terms.named) if terms.named else 0.0,
+        "kwarg_named": 1.0 if terms.kwargs else 0.0,
+        "kwarg_missing": 1.0
+        if terms.kwargs
+        and not all(_takes(k, [c.row.text for c in ranked[:_KWARG_TOP]]) for k in terms.kwargs)
+        else 0.0,
         "agree": agree,
         "nwords": base.get("nwords", 0.0),
     }
