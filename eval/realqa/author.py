@@ -16,10 +16,12 @@ A source file is blocks separated by blank lines (`#` lines are comments):
 Gold references, resolved against the unpacked corpus (scripts/fetch_corpora.py):
 `path::Qual.name` (Python: a def/class with its decorators, or a module-level assignment, also
 inside `if TYPE_CHECKING:`/`try` blocks; TypeScript: a top-level declaration with its leading doc
-comment, overloads included), `path#Heading text` (a reST or Markdown section, up to
+comment, overloads included; Go: `Func`, `Type`, `Type.Method`, `Type.Field`, a const/var name,
+each with its leading `//` comment), `path#Heading text` (a reST or Markdown section, up to
 the next heading of the same or a higher level), `path:12-30` (explicit lines). An `absent`
 regex is searched case-insensitively in every text file of the corpus; a match stops the build.
-The split is a fixed-seed stratified half (corpus x kind), twins always together.
+The split is a fixed-seed stratified half (corpus x kind), twins always together; the six first
+corpora share one generator, each later corpus has its own (SHARED_SPLIT).
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import tree_sitter
+import tree_sitter_go
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -41,6 +46,9 @@ from fetch_corpora import corpus_dir, load_corpora  # noqa: E402
 SRC = HERE / "src"
 OUT = HERE / "questions.jsonl"
 SEED = 20260514
+# The first six corpora drew their split from one generator in stratum order; a corpus added
+# later draws from a generator of its own, so adding one never moves an earlier question.
+SHARED_SPLIT = ("attrs", "click", "django", "flask", "httpx", "rxjs")
 STYLES = ("navigation", "how", "why", "what-happens", "conceptual")
 _RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
 _RST_TARGET = re.compile(r"^\.\. (_[^:]+:|[a-z-]+:: \S+)\s*$")
@@ -174,6 +182,74 @@ def _ts_span(lines: list[str], name: str) -> tuple[int, int]:
     return first + 1, len(lines)
 
 
+def _go_spans(source: bytes) -> dict[str, tuple[int, int]]:
+    """Qualified name -> 1-based (first, last) line of every top-level Go declaration.
+
+    `Func`, `Type`, `Type.Method` (pointer or value receiver), `Type.Field` (struct fields) and
+    each const/var name; a declaration starts at its leading comment lines. A name declared
+    alone spans its whole `type`/`const`/`var` statement, one inside a `( ... )` group its spec.
+    """
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_go.language()))
+    root = parser.parse(source).root_node
+    spans: dict[str, tuple[int, int]] = {}
+
+    def text(node: tree_sitter.Node | None) -> str:
+        return "" if node is None or node.text is None else node.text.decode()
+
+    def first_row(node: tree_sitter.Node) -> int:
+        """The node's first row, or that of the comment lines just above it (a comment ending
+        the line of an earlier declaration belongs to that one)."""
+        row = node.start_point.row
+        prev = node.prev_sibling
+        while prev is not None and prev.type == "comment" and prev.end_point.row == row - 1:
+            before = prev.prev_sibling
+            if before is not None and before.end_point.row == prev.start_point.row:
+                break
+            row = prev.start_point.row
+            prev = before
+        return row
+
+    def add(name: str, start: int, node: tree_sitter.Node) -> None:
+        if name:
+            spans.setdefault(name, (start + 1, node.end_point.row + 1))
+
+    def receiver_type(node: tree_sitter.Node) -> str:
+        recv = node.child_by_field_name("receiver")
+        for param in recv.named_children if recv else []:
+            t = param.child_by_field_name("type")
+            while t is not None and t.type in ("pointer_type", "generic_type"):
+                inner = t.child_by_field_name("type")
+                t = inner if inner is not None else next(iter(t.named_children), None)
+            return text(t)
+        return ""
+
+    for node in root.named_children:
+        if node.type == "function_declaration":
+            add(text(node.child_by_field_name("name")), first_row(node), node)
+        elif node.type == "method_declaration":
+            name = text(node.child_by_field_name("name"))
+            add(f"{receiver_type(node)}.{name}", first_row(node), node)
+        elif node.type in ("type_declaration", "const_declaration", "var_declaration"):
+            specs = [c for c in node.named_children if c.type.endswith(("_spec", "_alias"))]
+            for lst in (c for c in node.named_children if c.type.endswith("_spec_list")):
+                specs.extend(c for c in lst.named_children if c.type.endswith("_spec"))
+            grouped = any(c.type == "(" for c in node.children) or any(
+                c.type.endswith("_spec_list") for c in node.named_children
+            )
+            for spec in specs:
+                whole = spec if grouped else node
+                names = spec.children_by_field_name("name")
+                for ident in names:
+                    add(text(ident), first_row(whole), whole)
+                body = spec.child_by_field_name("type")
+                if spec.type == "type_spec" and body is not None and body.type == "struct_type":
+                    fields = next((c for c in body.named_children if c.type.endswith("list")), None)
+                    for fd in fields.named_children if fields else []:
+                        for ident in fd.children_by_field_name("name"):
+                            add(f"{text(names[0])}.{text(ident)}", first_row(fd), fd)
+    return spans
+
+
 def _heading_levels(lines: list[str], markdown: bool) -> list[tuple[int, str, str]]:
     """(0-based line, level key, title) of every Markdown or reST heading."""
     out: list[tuple[int, str, str]] = []
@@ -203,6 +279,11 @@ def resolve(root: Path, ref: str) -> dict[str, object]:
         text = (root / rel).read_text(encoding="utf-8")
         if rel.endswith((".ts", ".tsx", ".js", ".mjs")):
             a, b = _ts_span(text.splitlines(), qual)
+        elif rel.endswith(".go"):
+            go = _go_spans(text.encode())
+            if qual not in go:
+                raise SystemExit(f"{ref}: no such Go declaration")
+            a, b = go[qual]
         else:
             spans = _python_spans(text)
             if qual not in spans:
@@ -342,8 +423,10 @@ def build() -> None:
                 }
             )
         strata.setdefault((b.corpus, kind), []).append(b)
-    rng = random.Random(SEED)
-    for key in sorted(strata):
+    shared = random.Random(SEED)
+    for key in sorted(strata, key=lambda k: (k[0] not in SHARED_SPLIT, k)):
+        own = key[0] not in SHARED_SPLIT
+        rng = random.Random(f"{SEED}:{key[0]}:{key[1]}") if own else shared
         group = sorted(strata[key], key=lambda b: b.id)
         rng.shuffle(group)
         half = (len(group) + 1) // 2
