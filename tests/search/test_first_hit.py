@@ -104,3 +104,36 @@ def test_the_fit_refuses_test_verdicts_and_the_test_split(tmp_path: Path) -> Non
         fit.dev_verdicts(questions, graded)
     with pytest.raises(SystemExit, match="refusing to collect the test split"):
         fit.collect("test")
+
+
+def test_search_gives_its_first_hit_the_first_hit_models_relevance(tmp_path: Path) -> None:
+    from code_compass.engine import Engine
+    from code_compass.settings import EngineSettings
+    from code_compass.validation import validate_search
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "config.py").write_text(
+        "def parse_config(path):\n    '''Read the TOML settings file at path.'''\n"
+        "    return open(path).read()\n\n\n"
+        "def render(x):\n    return str(x)\n",
+        encoding="utf-8",
+    )
+    (ws / "notes.md").write_text("# Notes\n\nThe settings file is TOML.\n", encoding="utf-8")
+    eng = Engine.open(tmp_path / "storage", EngineSettings(embeddings=False))
+    try:
+        eng.add_project(ws)
+        eng.index(embed=False)
+        hits = list(eng.search(validate_search("how is the TOML settings file read?", 5)))
+        assert hits and hits[0].symbol == "parse_config"
+        best = next(h for h in hits if "answerable" in h.signals).signals
+        values = {
+            **{k.removeprefix("list_"): v for k, v in best.items() if k.startswith("list_")},
+            **first_signals(best["answerable"], hits[0].signals["p_hit"], False, False),
+        }
+        assert hits[0].relevance == pytest.approx(first_probability(values, "lexical"), abs=2e-3)
+        # Below the first, relevance stays P(ans) * P(rel | ans).
+        for h in hits[1:]:
+            assert h.relevance == pytest.approx(best["answerable"] * h.signals["p_hit"], abs=2e-3)
+    finally:
+        eng.close()
