@@ -38,13 +38,24 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "eval" / "realqa"))
 
-from grade import block_of, graded_answers, load_graded  # noqa: E402
+from grade import GRADED, block_of, graded_answers, load_graded  # noqa: E402
 
+from code_compass.constants import NAME_EXACT_SCORE  # noqa: E402
 from code_compass.engine import Engine  # noqa: E402
+from code_compass.index.project import Project  # noqa: E402
+from code_compass.records import SearchParams  # noqa: E402
 from code_compass.search import calibration  # noqa: E402
-from code_compass.search.calibration import HIT_SIGNALS, hit_signals, list_evidence  # noqa: E402
+from code_compass.search.calibration import (  # noqa: E402
+    FIRST_SIGNALS,
+    HIT_SIGNALS,
+    first_signals,
+    hit_signals,
+    list_evidence,
+)
+from code_compass.search.candidates import Candidate  # noqa: E402
 from code_compass.search.fusion import diversify, merge  # noqa: E402
 from code_compass.search.gate import GATE_SIGNALS, question_terms  # noqa: E402
+from code_compass.search.names import QueryNames, definitions, place, query_names  # noqa: E402
 from code_compass.search.searcher import (  # noqa: E402
     CANDIDATE_POOL,
     lexical_candidates,
@@ -64,17 +75,35 @@ EXCLUDED = {
     "semantic": {"lex_top", "bm25_per_word", "agree"},
     "hybrid": set(),
 }
-# Signals that can only speak against answering (their weight must be <= 0).
-NEGATIVE = {"absent", "ident_missing"}
+# Signals that can only speak against answering (their weight must be <= 0), and signals that
+# may speak either way (naming an identifier or an option is neither good nor bad by itself);
+# every other gate signal's weight must be >= 0.
+NEGATIVE = {"absent", "ident_missing", "kwarg_missing"}
+EITHER = {"ident_named", "kwarg_named"}
 MODELS = ("hybrid", "lexical", "semantic")
 POOLS = ROOT / "bench-data" / "realqa" / "pools-dev.json"
+
+
+def dev_verdicts(
+    questions: list[dict[str, Any]], path: Path = GRADED
+) -> dict[str, list[dict[str, object]]]:
+    """graded.jsonl's verdicts. Refuses a verdict on any block that is not dev: the test split's
+    completed labels (graded_test.jsonl) exist for the report and are never fitted on."""
+    graded = load_graded(path)
+    split_of = {block_of(q["id"]): q["split"] for q in questions}
+    bad = sorted(b for b in graded if split_of.get(b) != "dev")
+    if bad:
+        raise SystemExit(f"refusing to fit: {path.name} judges non-dev blocks {bad[:5]}")
+    return graded
 
 
 def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
     """Per dev question and model: the gate signals and the shown hits' (z gap, rank, label).
     `only`: a subset of the corpora (default all)."""
+    if split != "dev":
+        raise SystemExit(f"refusing to collect the {split} split: the fit reads dev only")
     questions = [json.loads(x) for x in QUESTIONS.read_text().splitlines() if x.strip()]
-    graded = load_graded()
+    graded = dev_verdicts(questions)
     out: list[dict[str, Any]] = []
     for corpus in load_corpora():
         if only is not None and corpus.name not in only:
@@ -98,6 +127,8 @@ def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
                 text = scored_text(query, project.lexical)
                 terms = question_terms(text, project.lexical)
                 info = query_info(text)
+                names = query_names(params.query, query.rewritten)
+                block = graded.get(block_of(q["id"]), [])
                 row: dict[str, Any] = {k: q[k] for k in ("id", "corpus", "lang", "kind", "style")}
                 for model in MODELS:
                     cands = {"hybrid": merge(lex, sem), "lexical": merge(lex, []),
@@ -105,7 +136,8 @@ def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
                     ordered, zs, gsig = list_evidence(cands, info, model, terms)
                     rank_of = {id(c): i for i, c in enumerate(ordered)}
                     z_of = {id(c): z for c, z in zip(ordered, zs, strict=True)}
-                    shown = diversify(ordered)[:TOP_K]
+                    full = diversify(ordered)
+                    shown = full[:TOP_K]
                     hits = []
                     for c in shown:
                         h = {"path": c.row.path, "startLine": c.row.start_line,
@@ -119,12 +151,53 @@ def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
                                 **h,
                             }
                         )
-                    row[model] = {"gate": gsig, "hits": hits}
+                    first = _first_shown(project, params, names, full, z_of, rank_of, zs)
+                    if first is not None:
+                        first.update(relevant=relevant(first, q["gold"]),
+                                     answers=relevant(first, q["gold"])
+                                     or graded_answers(first, block))  # fmt: skip
+                    row[model] = {"gate": gsig, "hits": hits, "first": first}
                 out.append(row)
             print(f"{corpus.name}: {len(qs)} {split} questions", file=sys.stderr)
         finally:
             engine.close()
     return out
+
+
+def _first_shown(
+    project: Project,
+    params: SearchParams,
+    names: QueryNames,
+    shown: list[Candidate],
+    z_of: dict[int, float],
+    rank_of: dict[int, int],
+    zs: list[float],
+) -> dict[str, Any] | None:
+    """The hit `search` shows first, once the name channel has placed its definitions
+    (search/names.py) and the list is diversified again, as in searcher.project_candidates:
+    its place in the relevance list (None when the name channel added it) and its name flags.
+    The list's order stands in for its scores (place() orders by score, and no score of the
+    list exceeds the best's)."""
+    if not shown:
+        return None
+    for i, c in enumerate(shown):
+        c.score = 1.0 - i / 1000.0
+    placed = shown
+    if names.refs or names.words:
+        placed = diversify(place(shown, definitions(project, names, params), names.navigation))
+    c = placed[0]
+    scored = id(c) in z_of
+    return {
+        "path": c.row.path,
+        "startLine": c.row.start_line,
+        "endLine": c.row.end_line,
+        "signals": hit_signals(z_of[id(c)], zs[0], rank_of[id(c)]) if scored else None,
+        "named": c.exact_definition,
+        "guess": c.name_guess,
+        "floor": NAME_EXACT_SCORE * c.name_match
+        if names.navigation and c.exact_definition and not c.name_guess
+        else 0.0,
+    }
 
 
 def _fit(x: np.ndarray, y: np.ndarray, names: list[str], signs: dict[str, int], c: float) -> dict:
@@ -148,7 +221,7 @@ def fit(pools: list[dict[str, Any]]) -> dict[str, Any]:
         gnames = [g for g in GATE_SIGNALS if g not in EXCLUDED[model]]
         gx = np.array([[p[model]["gate"][g] for g in gnames] for p in pools])
         gy = np.array([p["kind"] == "answerable" for p in pools], dtype=int)
-        gate = _fit(gx, gy, gnames, {g: -1 for g in NEGATIVE}, c=1.0)
+        gate = _fit(gx, gy, gnames, {g: -1 for g in NEGATIVE} | {g: 0 for g in EITHER}, c=1.0)
         hrows = [h for p in pools if p["kind"] == "answerable" for h in p[model]["hits"]]
         hnames = list(HIT_SIGNALS) + gnames
         hx = np.array([[h["signals"][s] for s in HIT_SIGNALS] + [g[n] for n in gnames]
@@ -156,8 +229,10 @@ def fit(pools: list[dict[str, Any]]) -> dict[str, Any]:
                        for g in [p[model]["gate"]] for h in p[model]["hits"]])  # fmt: skip
         hy = np.array([h.get("answers", h["relevant"]) for h in hrows], dtype=int)
         hit = _fit(hx, hy, hnames, {"dz": 1, "rank": 1, "top": 1, **{n: 0 for n in gnames}}, c=1.0)
-        result[model] = {"gate": gate, "hit": hit, "offset": _offset(gx, gy, gnames, gate)}
+        offset = _offset(gx, gy, gnames, gate, _floors(pools, model))
+        result[model] = {"gate": gate, "hit": hit, "offset": offset}
         result[model]["evidence_gamma"] = _gamma(pools, model, result[model])
+        result[model]["first"] = _fit_first(pools, model, result[model])
     # While a project is being embedded the lexical model answers for the hybrid one: its cut
     # keeps >= 97 % of answerable questions (a refusal caused only by missing vectors must not
     # happen; the answer says the index is partial), at the cost of more unanswerable passing.
@@ -165,9 +240,47 @@ def fit(pools: list[dict[str, Any]]) -> dict[str, Any]:
     gnames = list(lex["gate"]["weights"])
     gx = np.array([[p["lexical"]["gate"][g] for g in gnames] for p in pools])
     gy = np.array([p["kind"] == "answerable" for p in pools], dtype=int)
-    result["partial"] = {**lex, "offset": _offset(gx, gy, gnames, lex["gate"], kept=0.97)}
+    floors = _floors(pools, "lexical")
+    result["partial"] = {**lex, "offset": _offset(gx, gy, gnames, lex["gate"], floors, kept=0.97)}
     result["partial"]["evidence_gamma"] = _gamma(pools, "lexical", result["partial"])
     return result
+
+
+# Gate signals the first-hit model reads besides FIRST_SIGNALS (chosen by leave-one-corpus-out).
+FIRST_EXTRA: tuple[str, ...] = ()
+FIRST_C = 1.0
+
+
+def _first_rows(
+    pools: list[dict[str, Any]], pool: str, params: dict[str, Any]
+) -> tuple[list[dict[str, float]], list[dict[str, Any]]]:
+    """Per question whose list shows a first hit: the first-hit model's inputs under the gate and
+    hit models of `params`, and the pool row."""
+    g, h = params["gate"], params["hit"]
+    xs, rows = [], []
+    for p in pools:
+        first = p[pool].get("first")
+        if first is None:
+            continue
+        gs = p[pool]["gate"]
+        answer = calibration.sigmoid(calibration.linear(g, gs))
+        # Added by the name channel: the list's best P(rel | ans) stands for it (as at search).
+        sig = first["signals"] or p[pool]["hits"][0]["signals"]
+        hit = calibration.sigmoid(calibration.linear(h, {**gs, **sig}))
+        xs.append({**gs, **first_signals(answer, hit, first["named"], first["guess"])})
+        rows.append(p)
+    return xs, rows
+
+
+def _fit_first(pools: list[dict[str, Any]], pool: str, params: dict[str, Any]) -> dict[str, Any]:
+    """P(the first shown hit is relevant), over the first hits of every dev question
+    (unanswerable ones are never relevant), graded labels."""
+    xs, rows = _first_rows(pools, pool, params)
+    names = [*FIRST_SIGNALS, *(e for e in FIRST_EXTRA if e not in EXCLUDED[pool])]
+    x = np.array([[v[n] for n in names] for v in xs])
+    y = np.array([bool(p[pool]["first"]["answers"]) for p in rows], dtype=int)
+    signs = {n: 0 for n in names} | {"answer": 1, "hit": 1}
+    return _fit(x, y, names, signs, c=FIRST_C)
 
 
 GAMMAS = (1.0, 0.7, 0.5, 0.4, 0.35, 0.3, 0.25, 0.2, 0.15)
@@ -213,17 +326,31 @@ def _gamma(pools: list[dict[str, Any]], pool: str, params: dict[str, Any]) -> fl
     return pick
 
 
+def _floors(pools: list[dict[str, Any]], pool: str) -> np.ndarray:
+    """Per question, the score the name channel gives the definition a navigation question
+    names when it shows it first (search/names.py: a floor the gate does not decide), else 0."""
+    return np.array([float((p[pool].get("first") or {}).get("floor", 0.0)) for p in pools])
+
+
 def _offset(
-    gx: np.ndarray, gy: np.ndarray, names: list[str], gate: dict, kept: float = 0.90
+    gx: np.ndarray,
+    gy: np.ndarray,
+    names: list[str],
+    gate: dict,
+    floors: np.ndarray,
+    kept: float = 0.90,
 ) -> float:
     """Where the gate probability should meet minScore 0.6: the cut furthest inside the targets
-    (>= `kept` of answerable questions kept, <= 15 % of unanswerable passing), as a logit shift."""
+    (>= `kept` of answerable questions kept, <= 15 % of unanswerable passing), as a logit shift.
+    A question whose named definition is shown first above 0.6 passes whatever the cut."""
     target = kept
     gate_p = [calibration.linear(gate, dict(zip(names, row, strict=True))) for row in gx]
     probs = np.array([calibration.sigmoid(v) for v in gate_p])
+    named = floors >= calibration.DEFAULT_MIN_SCORE
     best, cut = -1e9, 0.6
     for t in np.arange(0.40, 0.91, 0.01):
-        got, passing = np.mean(probs[gy == 1] >= t), np.mean(probs[gy == 0] >= t)
+        shown = (probs >= t) | named
+        got, passing = np.mean(shown[gy == 1]), np.mean(shown[gy == 0])
         # Above 90 % the kept share comes first: the highest cut that still keeps it.
         margin = min(got - target, 0.15 - passing) if target <= 0.90 else float(got >= target)
         if margin > best + 1e-9:
@@ -231,35 +358,132 @@ def _offset(
     return round(float(np.log(cut / (1 - cut)) - calibration.ANCHOR), 4)
 
 
-def report(pools: list[dict[str, Any]], params: dict[str, Any]) -> None:
-    """Dev figures of the fitted model (the full table: scripts/eval_realqa.py): ECE of the
-    relevance probability (top-1 and every shown hit), and the gate at minScore 0.6."""
+def predict(pools: list[dict[str, Any]], params: dict[str, Any], pool: str) -> list[dict[str, Any]]:
+    """Per question: the top score (the gate's number), the first shown hit's relevance and
+    labels, and every shown hit's relevance and graded label (the first one replaced by the
+    first shown hit, as `search` returns it)."""
+    g, h = params["gate"], params["hit"]
+    xs, rows = _first_rows(pools, pool, params)
+    first_of = {id(p): x for p, x in zip(rows, xs, strict=True)}
+    out = []
+    for p in pools:
+        gs = p[pool]["gate"]
+        pa = calibration.sigmoid(calibration.linear(g, gs))
+        rel = [pa * calibration.sigmoid(calibration.linear(h, {**gs, **x["signals"]}))
+               for x in p[pool]["hits"]]  # fmt: skip
+        labels = [bool(x["answers"]) for x in p[pool]["hits"]]
+        gold = [bool(x["relevant"]) for x in p[pool]["hits"]]
+        first = p[pool].get("first")
+        rec: dict[str, Any] = {"corpus": p["corpus"], "lang": p["lang"], "kind": p["kind"],
+                               "top": 0.0, "first": None}  # fmt: skip
+        if rel and first is not None:
+            top = calibration.sigmoid(calibration.linear(g, gs) - params["offset"])
+            rec["top"] = max(top, float(first.get("floor", 0.0)))
+            f = (
+                calibration.sigmoid(calibration.linear(params["first"], first_of[id(p)]))
+                if "first" in params
+                else rel[0]
+            )
+            rec["first"] = (f, bool(first["answers"]), bool(first["relevant"]))
+            same = [
+                i
+                for i, x in enumerate(p[pool]["hits"])
+                if (x["path"], x["startLine"]) == (first["path"], first["startLine"])
+            ]
+            rest = [i for i in range(len(rel)) if i not in same]
+            rec["all"] = [(f, bool(first["answers"]))] + [(rel[i], labels[i]) for i in rest]
+            rec["all"] = rec["all"][:TOP_K]
+            rec["all_gold"] = [(f, bool(first["relevant"]))] + [(rel[i], gold[i]) for i in rest]
+        out.append(rec)
+    return out
+
+
+def ece_floor(probs: list[float], draws: int = 300) -> float:
+    """The ECE a perfectly calibrated model would still show on this many hits: the mean ECE of
+    labels drawn from the predicted probabilities themselves (10-bin ECE is noisy at n ~ 300)."""
+    from eval_realqa import ece
+
+    rng = np.random.default_rng(0)
+    p = np.asarray(probs, dtype=float)
+    return float(np.mean([ece(list(p), list(rng.random(len(p)) < p)) for _ in range(draws)]))
+
+
+def figures(recs: list[dict[str, Any]]) -> dict[str, float]:
     from eval_realqa import auroc, ece
 
+    ans = [r["top"] for r in recs if r["kind"] == "answerable"]
+    una = [r["top"] for r in recs if r["kind"] != "answerable"]
+    firsts = [r["first"] for r in recs if r["first"] is not None]
+    every = [x for r in recs if r["first"] is not None for x in r["all"]]
+    every_gold = [x for r in recs if r["first"] is not None for x in r["all_gold"]]
+    return {
+        "auroc": auroc(ans, una),
+        "kept": float(np.mean([a >= 0.6 for a in ans])),
+        "passing": float(np.mean([u >= 0.6 for u in una])),
+        "ece_first": ece([f[0] for f in firsts], [f[1] for f in firsts]),
+        "ece_first_gold": ece([f[0] for f in firsts], [f[2] for f in firsts]),
+        "ece_all": ece([x[0] for x in every], [x[1] for x in every]),
+        "ece_all_gold": ece([x[0] for x in every_gold], [x[1] for x in every_gold]),
+        "ece_first_floor": ece_floor([f[0] for f in firsts]),
+        "mean_first": float(np.mean([f[0] for f in firsts])),
+        "share_first": float(np.mean([f[1] for f in firsts])),
+    }
+
+
+def show(label: str, f: dict[str, float]) -> None:
+    print(
+        f"{label:28s} relevance ECE first {f['ece_first']:.3f} (gold {f['ece_first_gold']:.3f},"
+        f" floor {f['ece_first_floor']:.3f},"
+        f" mean {f['mean_first']:.3f} vs {f['share_first']:.3f}) all {f['ece_all']:.3f}"
+        f" (gold {f['ece_all_gold']:.3f}) | gate AUROC {f['auroc']:.3f}"
+        f" kept {f['kept']:.0%} passing {f['passing']:.0%}"
+    )
+
+
+def report(pools: list[dict[str, Any]], params: dict[str, Any]) -> None:
+    """Dev figures of the fitted model, in sample (the full table: scripts/eval_realqa.py):
+    ECE of the relevance probability (first shown hit, and every shown hit; graded labels),
+    and the gate at minScore 0.6."""
     for model in (*MODELS, "partial"):
-        g, h = params[model]["gate"], params[model]["hit"]
         pool = "lexical" if model == "partial" else model
-        top_s, top_y, all_s, all_y, ans, una = [], [], [], [], [], []
-        for p in pools:
-            gs = p[pool]["gate"]
-            pa = calibration.sigmoid(calibration.linear(g, gs))
-            rel = [pa * calibration.sigmoid(calibration.linear(h, {**gs, **x["signals"]}))
-                   for x in p[pool]["hits"]]  # fmt: skip
-            labels = [x.get("answers", x["relevant"]) for x in p[pool]["hits"]]
-            if rel:
-                top_s.append(rel[0])
-                top_y.append(labels[0])
-                all_s += rel
-                all_y += labels
-            top = calibration.sigmoid(calibration.linear(g, gs) - params[model]["offset"])
-            (ans if p["kind"] == "answerable" else una).append(top if rel else 0.0)
-        kept = np.mean([a >= 0.6 for a in ans])
-        passing = np.mean([u >= 0.6 for u in una])
-        print(
-            f"{model:9s} relevance ECE top-1 {ece(top_s, top_y):.3f} all {ece(all_s, all_y):.3f}"
-            f" | gate AUROC {auroc(ans, una):.3f} kept {kept:.0%} passing {passing:.0%}"
-        )
+        show(f"{model} (in sample)", figures(predict(pools, params[model], pool)))
         evidence_report(pools, params, model)
+
+
+def failures(pools: list[dict[str, Any]], model: str = "hybrid") -> None:
+    """Held-out gate errors on dev at minScore 0.6 (for reading dev failures only)."""
+    questions = {q["id"]: q for q in map(json.loads, QUESTIONS.read_text().splitlines())}
+    for held in sorted({p["corpus"] for p in pools}):
+        params = fit([p for p in pools if p["corpus"] != held])[model]
+        for p in pools:
+            if p["corpus"] != held:
+                continue
+            gs = p[model]["gate"]
+            top = calibration.sigmoid(calibration.linear(params["gate"], gs) - params["offset"])
+            top = max(top, float((p[model].get("first") or {}).get("floor", 0.0)))
+            answerable = p["kind"] == "answerable"
+            if (top >= 0.6) != answerable:
+                sig = " ".join(f"{k}={v:.2f}" for k, v in gs.items() if v)
+                print(f"{'DROP' if answerable else 'PASS'} {top:.2f} {p['id']}: "
+                      f"{questions[p['id']]['question']}\n      {sig}")  # fmt: skip
+
+
+def loco(pools: list[dict[str, Any]], models: tuple[str, ...] = MODELS) -> dict[str, Any]:
+    """Leave one corpus out: fit on the other corpora's dev questions, predict the held-out
+    corpus's; the figures over all held-out predictions, and per corpus."""
+    corpora = sorted({p["corpus"] for p in pools})
+    out: dict[str, Any] = {}
+    for model in models:
+        recs: list[dict[str, Any]] = []
+        for held in corpora:
+            params = fit([p for p in pools if p["corpus"] != held])
+            recs += predict([p for p in pools if p["corpus"] == held], params[model], model)
+        out[model] = {"all": figures(recs)}
+        for held in corpora:
+            out[model][held] = figures([r for r in recs if r["corpus"] == held])
+        for lang in ("en", "pt"):
+            out[model][lang] = figures([r for r in recs if r["lang"] == lang])
+    return out
 
 
 def evidence_report(pools: list[dict[str, Any]], params: dict[str, Any], model: str) -> None:
@@ -283,18 +507,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="fit and report, do not write")
     ap.add_argument("--reuse", action="store_true", help="reuse the collected dev pools")
     ap.add_argument("--corpora", default="", help="a subset, for a look (implies --check)")
+    ap.add_argument("--loco", action="store_true", help="also leave one corpus out (dev)")
+    ap.add_argument("--failures", action="store_true", help="print held-out dev gate errors")
     args = ap.parse_args(argv)
     only = {n for n in args.corpora.split(",") if n} or None
-    if args.reuse and POOLS.exists() and only is None:
-        pools = json.loads(POOLS.read_text())
+    where = POOLS if only is None else POOLS.with_name("pools-dev-subset.json")
+    if args.reuse and where.exists():
+        pools = json.loads(where.read_text())
     else:
         pools = collect("dev", only)
-        (POOLS if only is None else POOLS.with_name("pools-dev-subset.json")).write_text(
-            json.dumps(pools)
-        )
-        args.check = args.check or only is not None
+        where.write_text(json.dumps(pools))
+    args.check = args.check or only is not None
     params = fit(pools)
     report(pools, params)
+    if args.failures:
+        failures(pools)
+    if args.loco:
+        for model, groups in loco(pools).items():
+            for group, f in groups.items():
+                show(f"{model} held out: {group}", f)
     if not args.check:
         calibration.FIT_FILE.write_text(json.dumps(params, indent=1) + "\n")
         print(f"wrote {calibration.FIT_FILE.relative_to(ROOT)}")

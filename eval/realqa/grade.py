@@ -1,7 +1,8 @@
-"""Graded labels for the hits that are not gold (dev split only): which of them also answer.
+"""Graded labels for the hits that are not gold: which of them also answer.
 
     .venv/bin/python eval/realqa/grade.py dump [--corpora flask,click] [--top 10]
-    .venv/bin/python eval/realqa/grade.py record DUMP POSITIVES
+    .venv/bin/python eval/realqa/grade.py dump --split test --top 3     # label completion
+    .venv/bin/python eval/realqa/grade.py record [--split test] DUMP POSITIVES
     .venv/bin/python eval/realqa/grade.py check
 
 Gold spans are what the question's author found first; a top hit of the search often answers
@@ -19,9 +20,14 @@ question or states a necessary part of the answer (what a reviewer would accept 
 false otherwise. `dump` prints, per answerable dev block, the question, its gold and the hybrid
 and lexical top hits (`--top`) not gold and not yet graded, each with its first lines, for a
 reader to judge; `record` turns a dump and the list of the hits the reader found to answer
-(`block path:a-b` lines) into verdicts (the others false); `check` validates the file (dev
-blocks only, ranges inside the files).
-Test questions are never graded: their figures stay gold-only.
+(`block path:a-b` lines) into verdicts (the others false); `check` validates the files (dev
+blocks only in graded.jsonl, test blocks only in graded_test.jsonl, ranges inside the files).
+
+Test labels are completed, never tuned on: `dump --split test` prints the hybrid top hits of
+every answerable test question exactly as `code-compass search` returns them, *without their
+scores* (the reader judges the chunk against the question, nothing else), and `record --split
+test` writes the verdicts to graded_test.jsonl, which only scripts/eval_realqa.py reads (for
+its graded-label figures); scripts/fit_calibration.py refuses to run on a test verdict.
 """
 
 from __future__ import annotations
@@ -39,7 +45,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from fetch_corpora import corpus_dir, load_corpora  # noqa: E402
 
 GRADED = HERE / "graded.jsonl"
+GRADED_TEST = HERE / "graded_test.jsonl"  # label completion of the test split: never fitted on
 QUESTIONS = HERE / "questions.jsonl"
+SPLIT_FILE = {"dev": GRADED, "test": GRADED_TEST}
+
+
+def graded_file(split: str) -> Path:
+    return SPLIT_FILE[split]
 
 
 def block_of(qid: str) -> str:
@@ -97,6 +109,60 @@ def _excerpt(root: Path, hit: Mapping[str, object], lines: int) -> str:
     return "\n".join("    | " + t[:150] for t in body)
 
 
+def dump_test(corpora: set[str] | None, top: int, lines: int) -> None:
+    """The hybrid top `top` of every answerable test block (both languages), as the command
+    line search returns them, not gold and not judged yet, without scores."""
+    from eval_realqa import search
+
+    questions = [q for q in map(json.loads, QUESTIONS.read_text().splitlines())
+                 if q["split"] == "test" and q["kind"] == "answerable"]  # fmt: skip
+    graded = load_graded(GRADED_TEST)
+    for c in load_corpora():
+        if corpora is not None and c.name not in corpora:
+            continue
+        qs = [q for q in questions if q["corpus"] == c.name]
+        if not qs:
+            continue
+        hits = search(c, False, qs)
+        blocks: dict[str, list[dict[str, object]]] = {}
+        for q in qs:
+            blocks.setdefault(block_of(q["id"]), []).append(q)
+        for block, rows in blocks.items():
+            verdicts = graded.get(block, [])
+            seen: dict[tuple[str, int, int], None] = {}
+            for q in rows:
+                for h in hits.get(q["id"], [])[:top]:
+                    if not _gold(h, rows[0]["gold"]) and not _judged(h, verdicts):
+                        seen[(h["path"], h["startLine"], h["endLine"])] = None
+            if not seen:
+                continue
+            _print_block(block, rows, seen, corpus_dir(c), lines)
+
+
+def _gold(hit: Mapping[str, object], gold: Iterable[Mapping[str, object]]) -> bool:
+    return any(_overlaps(hit, g) for g in gold)
+
+
+def _print_block(
+    block: str,
+    rows: list[dict[str, object]],
+    seen: Iterable[tuple[str, int, int]],
+    root: Path,
+    lines: int,
+) -> None:
+    print(f"=== {block}")
+    for q in rows:
+        print(f"Q[{q['lang']}] {q['question']}")
+    gold = rows[0]["gold"]
+    assert isinstance(gold, list)
+    for g in gold:
+        print(f"  GOLD {g['path']}:{g['startLine']}-{g['endLine']}")
+    for path, a, b in seen:
+        hit = {"path": path, "startLine": a, "endLine": b}
+        print(f"  HIT {path}:{a}-{b}")
+        print(_excerpt(root, hit, lines))
+
+
 def dump(corpora: set[str] | None, top: int, lines: int) -> None:
     from fit_calibration import collect
 
@@ -130,7 +196,7 @@ def dump(corpora: set[str] | None, top: int, lines: int) -> None:
             print(_excerpt(roots[str(q0["corpus"])], hit, lines))
 
 
-def record(dump_file: Path, positives_file: Path) -> int:
+def record(dump_file: Path, positives_file: Path, split: str = "dev") -> int:
     """Append a verdict for every hit of a `dump` output: true for the `block path:a-b` lines
     of `positives_file` (the hits a reader found to answer), false for the rest."""
     positives = set()
@@ -153,7 +219,7 @@ def record(dump_file: Path, positives_file: Path) -> int:
                            for r in rows}  # fmt: skip
     if unknown:
         raise SystemExit(f"positives not in the dump: {sorted(unknown)}")
-    with GRADED.open("a", encoding="utf-8") as f:
+    with graded_file(split).open("a", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
     return len(rows)
@@ -164,13 +230,24 @@ def check() -> list[str]:
     blocks = {block_of(qid): q for qid, q in questions.items()}
     roots = {c.name: corpus_dir(c) for c in load_corpora()}
     errors: list[str] = []
-    for block, verdicts in load_graded().items():
+    for split, file in SPLIT_FILE.items():
+        errors += _check_file(file, split, blocks, roots)
+    return errors
+
+
+def _check_file(
+    file: Path, split: str, blocks: Mapping[str, dict[str, object]], roots: Mapping[str, Path]
+) -> list[str]:
+    errors: list[str] = []
+    for block, verdicts in load_graded(file).items():
         q = blocks.get(block)
         if q is None:
-            errors.append(f"{block}: no such question block")
+            errors.append(f"{file.name} {block}: no such question block")
             continue
-        if q["split"] != "dev" or q["kind"] != "answerable":
-            errors.append(f"{block}: graded but {q['split']}/{q['kind']} (dev answerable only)")
+        if q["split"] != split or q["kind"] != "answerable":
+            errors.append(
+                f"{file.name} {block}: {q['split']}/{q['kind']} ({split} answerable only)"
+            )
         for v in verdicts:
             if not isinstance(v.get("answers"), bool):
                 errors.append(f"{block}: {v} has no boolean `answers`")
@@ -189,23 +266,28 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--corpora", default="")
     d.add_argument("--top", type=int, default=10)
     d.add_argument("--lines", type=int, default=6)
+    d.add_argument("--split", choices=("dev", "test"), default="dev")
     r = sub.add_parser("record")
+    r.add_argument("--split", choices=("dev", "test"), default="dev")
     r.add_argument("dump", type=Path)
     r.add_argument("positives", type=Path)
     sub.add_parser("check")
     args = ap.parse_args(argv)
     if args.cmd == "record":
-        print(f"{record(args.dump, args.positives)} verdicts recorded")
+        n = record(args.dump, args.positives, args.split)
+        print(f"{n} verdicts recorded in {graded_file(args.split).name}")
         return 0
     if args.cmd == "dump":
         wanted = {n for n in args.corpora.split(",") if n} or None
-        dump(wanted, args.top, args.lines)
+        (dump_test if args.split == "test" else dump)(wanted, args.top, args.lines)
         return 0
     errors = check()
     for e in errors:
         print(e)
-    n = sum(len(v) for v in load_graded().values())
-    print(f"{n} verdicts, {len(load_graded())} blocks, {len(errors)} errors")
+    for split, file in SPLIT_FILE.items():
+        got = load_graded(file)
+        print(f"{split}: {sum(len(v) for v in got.values())} verdicts, {len(got)} blocks")
+    print(f"{len(errors)} errors")
     return 1 if errors else 0
 
 

@@ -35,7 +35,7 @@ def open_engine(
     for name in corpora:
         t0 = time.perf_counter()
         engine.index(name, embed=True)
-        if getattr(engine, "_semantic", None) is None:
-            raise RuntimeError(f"embeddings unavailable: {engine.embed_error}")
+        if engine.embeddings.semantic_channel() is None:
+            raise RuntimeError(f"embeddings unavailable: {engine.embeddings.error}")
         log(f"{name}: vectors ready in {time.perf_counter() - t0:.1f}s")
     return engine

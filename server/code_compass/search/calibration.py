@@ -4,14 +4,22 @@
     P(ans)  = sigmoid(gate.bias + sum(gate.w[g] * list[g]))   does the workspace answer at all?
     P(rel | ans) = sigmoid(hit.bias + hit.w · (z - z_top, 1 / (1 + rank), list signals))
     relevance = P(ans) * P(rel | ans)                         P(this hit is relevant)
+    relevance of the hit shown first = sigmoid(first.bias + first.w · (logit P(ans),
+                logit P(rel | ans), named definition, guessed name, list signals))
     score   = S(P(ans)) * (P(rel | ans) / P(top hit rel | ans)) ** gamma   what minScore reads
 
 An unanswerable question has no relevant hit, so `relevance` is the probability that the hit is
-relevant (calibrated against gold spans, which undercounts: hits that answer without being gold
-count as wrong). `score` reads the best hit at S(P(ans)): P(ans) with its logit shifted so that
-0.6 is the fitted cut between answerable and unanswerable dev questions. The top hit of a list
-that answers passes minScore; every other hit loses its relevance odds against the best, raised
-to gamma (< 1, fitted so that the hits below the best that clear 0.6 in the lists the gate keeps
+relevant (calibrated against gold spans and the hits a reader judged to answer). The hit shown
+first is a population of its own: it is the best of its list, and the name channel may have put
+a definition there (search/names.py). Its `relevance` is therefore P(the first hit shown is
+relevant), refitted on exactly those hits of every dev question, unanswerable ones included
+(`calibrate_first`): the product of the two models above, fitted on all the hits of answerable
+questions, was miscalibrated there even in sample.
+
+`score` reads the best hit at S(P(ans)): P(ans) with its logit shifted so that 0.6 is the
+fitted cut between answerable and unanswerable dev questions. The top hit of a list that
+answers passes minScore; every other hit loses its relevance odds against the best, raised to
+gamma (< 1, fitted so that the hits below the best that clear 0.6 in the lists the gate keeps
 catch the answering ones best: F1 over graded dev labels).
 
 The list signals (search/gate.py: rarity-weighted coverage of the question by the top
@@ -43,6 +51,10 @@ MODES = ("hybrid", "lexical", "semantic")
 PARTIAL = "partial"
 ANCHOR = math.log(DEFAULT_MIN_SCORE / (1 - DEFAULT_MIN_SCORE))  # logit(0.6)
 HIT_SIGNALS = ("dz", "rank", "top")
+# The first shown hit's own recalibration: the two probabilities as logits, and what the name
+# channel did (a named definition put first, or one guessed from the question's words).
+FIRST_SIGNALS = ("answer", "hit", "named", "guess")
+_LOGIT_CAP = 8.0
 FIT_FILE = Path(__file__).with_name("calibration_fit.json")
 
 
@@ -77,6 +89,47 @@ def hit_signals(z: float, z_top: float, rank: int) -> dict[str, float]:
         "rank": 1.0 / (1.0 + rank),
         "top": 1.0 if rank == 0 else 0.0,
     }
+
+
+def logit(p: float) -> float:
+    return max(-_LOGIT_CAP, min(_LOGIT_CAP, math.log(max(p, 1e-12) / max(1 - p, 1e-12))))
+
+
+def first_signals(answer: float, hit: float, named: bool, guess: bool) -> dict[str, float]:
+    """The first shown hit's recalibration inputs: P(ans) and its own P(rel | ans) (the best
+    of the list's when the name channel added it), and how the name channel placed it."""
+    return {
+        "answer": logit(answer),
+        "hit": logit(hit),
+        "named": 1.0 if named and not guess else 0.0,
+        "guess": 1.0 if guess else 0.0,
+    }
+
+
+def first_probability(values: Mapping[str, float], mode: str) -> float | None:
+    """P(the first shown hit is relevant), or None when the fit has no first-hit model."""
+    model = fitted()[mode].get("first")
+    return None if model is None else sigmoid(linear(model, values))
+
+
+def calibrate_first(ranked: list[Candidate], mode: str) -> None:
+    """Set the `relevance` of the hit shown first (after the name channel placed its
+    definitions and the list was diversified) to the first-hit model's probability."""
+    if not ranked:
+        return
+    best = next((c for c in ranked if "answerable" in c.features), None)
+    if best is None:  # nothing was scored: only definitions the name channel added
+        return
+    first = ranked[0]
+    hit = first.features.get("p_hit", best.features.get("p_hit", 0.0))
+    gsig = {k.removeprefix("list_"): v for k, v in best.features.items() if k.startswith("list_")}
+    values = {
+        **gsig,
+        **first_signals(best.features["answerable"], hit, first.exact_definition, first.name_guess),
+    }
+    p = first_probability(values, mode)
+    if p is not None:
+        first.relevance = p
 
 
 def answer_probability(gsig: Mapping[str, float], mode: str) -> float:
@@ -144,10 +197,17 @@ def score_candidates(
         # than 30 % likely to answer even when it does (graded dev labels), so the plain ratio
         # kept one evidence per answer. Capped at the best's: the order stays the relevance order.
         c.score = top * min(1.0, p / probs[0]) ** gamma
-        c.features = {**c.features, "z": z}
+        c.features = {**c.features, "z": z, "p_hit": p}
     out[0].features.update({f"list_{k}": v for k, v in gsig.items()})
     out[0].features["answerable"] = answer
     return out
 
 
-__all__ = ["GATE_SIGNALS", "HIT_SIGNALS", "MODES", "score_candidates"]
+__all__ = [
+    "FIRST_SIGNALS",
+    "GATE_SIGNALS",
+    "HIT_SIGNALS",
+    "MODES",
+    "calibrate_first",
+    "score_candidates",
+]

@@ -30,24 +30,36 @@ GATE_SIGNALS = (
     "z_gap",
     "idf_cov1",
     "idf_cov3",
+    "phrase3",
     "absent",
     "ident_named",
     "ident_missing",
     "ident_in_top",
+    "kwarg_named",
+    "kwarg_missing",
     "agree",
     "nwords",
 )
-# Code-looking tokens: backticked, snake_case, camelCase/PascalCase with an inner capital, dotted.
+# Code-looking tokens: backticked, snake_case, camelCase/PascalCase with an inner capital, an
+# acronym glued to a word (JSONField, HTTPError; not a plural like "URLs"); dotted ones first.
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _CODE = re.compile(
-    r"\b(?:[A-Za-z_]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b"
+    r"\b(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z_]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*"
+    r"|[A-Z]{2,}[a-z]{2,}\w*)\b"
 )
 _TOP_COVER = 3  # hits read for the coverage of the question's words
+# A keyword argument the question passes (`field(private=True)`, "with aliases="): a near-miss
+# option is a plain word that exists everywhere, so what tells it is whether the hits that
+# match the question ever take it as a parameter (`name=`, `name:`).
+_KWARG = re.compile(r"\b([A-Za-z_]\w*)=(?!=)")
+_KWARG_TOP = 10
 # Question words say what kind of answer is wanted, not what it is about: code rarely holds
 # them, so a small workspace would count them "absent" (English stop words are already out).
 _QUESTION_WORDS = frozenset(
     {"how", "what", "where", "why", "when", "which", "who", "whom", "whose", "does", "did", "do"}
     | {"happens", "happen"}
+    # How a "where" question asks for a definition: code says `def`, not "declared".
+    | {"declared", "declare", "defined", "implemented", "located"}
 )
 
 
@@ -71,6 +83,7 @@ class QuestionTerms:
     present: tuple[bool, ...]  # the word (or a form of its stem) is somewhere in the index
     named: tuple[str, ...]  # code-looking names
     named_present: tuple[bool, ...]
+    kwargs: tuple[str, ...] = ()  # keyword arguments the question passes (`name=`)
 
 
 def named_identifiers(text: str) -> list[str]:
@@ -79,7 +92,12 @@ def named_identifiers(text: str) -> list[str]:
     out = []
     for tok in found:
         tok = tok.removesuffix("()").strip(".")
-        if re.fullmatch(r"[A-Za-z_][\w.]*", tok) and len(tok) > 2:
+        # "e.g." and "i.e." are not dotted names: every part of one has two characters or more.
+        if (
+            re.fullmatch(r"[A-Za-z_][\w.]*", tok)
+            and len(tok) > 2
+            and min(map(len, tok.split("."))) > 1
+        ):
             out.append(tok)
     return list(dict.fromkeys(out))
 
@@ -95,6 +113,7 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
         if len(w) > 2 and not is_stop_word(w) and w not in _QUESTION_WORDS
     ]
     named = named_identifiers(text)
+    kwargs = tuple(dict.fromkeys(m.group(1) for m in _KWARG.finditer(text)))
     if index is None:
         return QuestionTerms(
             tuple(words),
@@ -102,6 +121,7 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
             (True,) * len(words),
             tuple(named),
             (True,) * len(named),
+            kwargs,
         )
     n = max(index.num_docs(), 1)
     idf: list[float] = []
@@ -113,7 +133,9 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
     named_present = tuple(
         any(index.count(part) > 0 for part in (name, name.rsplit(".", 1)[-1])) for name in named
     )
-    return QuestionTerms(tuple(words), tuple(idf), tuple(present), tuple(named), named_present)
+    return QuestionTerms(
+        tuple(words), tuple(idf), tuple(present), tuple(named), named_present, kwargs
+    )
 
 
 def with_names_from(terms: QuestionTerms, others: Sequence[TermCounter]) -> QuestionTerms:
@@ -147,8 +169,41 @@ def present_coverage(terms: QuestionTerms, ranked: Sequence[Candidate]) -> float
         (True,) * sum(terms.present),
         terms.named,
         terms.named_present,
+        terms.kwargs,
     )
     return _covered(here, [_text(c) for c in ranked[:_TOP_COVER]])
+
+
+def _phrases(terms: QuestionTerms, texts: Sequence[str]) -> float:
+    """IDF-weighted share of the question's adjacent content-word pairs ("rate limit", "man
+    pages") found next to each other (one word between at most, or glued into one identifier)
+    in `texts`: words that each exist but never together mark a feature the workspace lacks."""
+    pairs = list(zip(terms.words, terms.words[1:], strict=False))
+    if not pairs:
+        return 0.0
+    weights = [min(a, b) for a, b in zip(terms.idf, terms.idf[1:], strict=False)]
+    if sum(weights) <= 0:  # a tiny index: every pair weighs the same
+        weights = [1.0] * len(pairs)
+    low = "\n".join(texts).lower()
+    got = 0.0
+    for (a, b), w in zip(pairs, weights, strict=True):
+        first, second = re.escape(word_stem(a)), re.escape(word_stem(b))
+        if re.search(rf"{first}[a-z0-9]*(?:[\W_]+[a-z0-9]+)?[\W_]*{second}", low):
+            got += w
+    return got / sum(weights)
+
+
+def _takes(name: str, texts: Sequence[str]) -> bool:
+    """Some text takes `name` as a parameter or sets it as a keyword (`name=`, `name: int`)."""
+    rx = re.compile(rf"\b{re.escape(name)}\s*[=:](?!=)")
+    return any(rx.search(t) for t in texts)
+
+
+def _holds(text: str, name: str) -> bool:
+    """The chunk holds the named identifier: a dotted name (`BehaviorSubject.reset`) only when
+    its owner and its last part are both there, as a method of another class is not it."""
+    head, _, last = name.rpartition(".")
+    return last in text and (not head or head.rsplit(".", 1)[-1] in text)
 
 
 def _text(c: Candidate) -> str:
@@ -182,7 +237,7 @@ def gate_signals(
         )
         agree = 1.0 if both else 0.5 if near else 0.0
     missing_words = sum(1 for p in terms.present if not p)
-    named_in_top = [n for n in terms.named if any(n.rsplit(".", 1)[-1] in t for t in texts)]
+    named_in_top = [n for n in terms.named if any(_holds(t, n) for t in texts)]
     return {
         "cos_top": base.get("cos_top", 0.0),
         "cos_gap": min(1.0, 10.0 * base.get("cos_gap", 0.0)),
@@ -192,10 +247,16 @@ def gate_signals(
         "z_gap": max(0.0, min(1.0, zs[0] - zs[1])) if len(zs) > 1 else 1.0 if zs else 0.0,
         "idf_cov1": _covered(terms, texts[:1]),
         "idf_cov3": _covered(terms, texts),
+        "phrase3": _phrases(terms, texts),
         "absent": missing_words / len(terms.words) if terms.words else 0.0,
         "ident_named": 1.0 if terms.named else 0.0,
         "ident_missing": 1.0 if not all(terms.named_present) else 0.0,
         "ident_in_top": len(named_in_top) / len(terms.named) if terms.named else 0.0,
+        "kwarg_named": 1.0 if terms.kwargs else 0.0,
+        "kwarg_missing": 1.0
+        if terms.kwargs
+        and not all(_takes(k, [c.row.text for c in ranked[:_KWARG_TOP]]) for k in terms.kwargs)
+        else 0.0,
         "agree": agree,
         "nwords": base.get("nwords", 0.0),
     }

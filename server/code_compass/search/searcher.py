@@ -22,7 +22,7 @@ from code_compass.index.project import Project
 from code_compass.query import build_query
 from code_compass.query.lexicon import fold
 from code_compass.records import RetrievalQuery, SearchHit, SearchParams, SearchResult
-from code_compass.search.calibration import PARTIAL
+from code_compass.search.calibration import PARTIAL, calibrate_first
 from code_compass.search.candidates import Candidate
 from code_compass.search.fusion import diversify
 from code_compass.search.fusion import fuse as fuse_hybrid
@@ -157,17 +157,19 @@ def project_candidates(
     # "no semantic match": the lexical calibration (its partial-index cut) scores the lexical
     # and embedded-part candidates, with or without any vector yet.
     if mode == "hybrid" and partial:
-        cands = fuse_hybrid(text, lex, sem, terms, PARTIAL)
+        model, cands = PARTIAL, fuse_hybrid(text, lex, sem, terms, PARTIAL)
     elif mode == "lexical" or (mode == "hybrid" and (not sem or not hybrid)):
-        cands = score_lexical(lex, text, terms)
+        model, cands = "lexical", score_lexical(lex, text, terms)
     elif mode == "semantic":
-        cands = score_semantic(sem, text, terms)
+        model, cands = "semantic", score_semantic(sem, text, terms)
     else:
-        cands = fuse_hybrid(text, lex, sem, terms, "hybrid")
+        model, cands = "hybrid", fuse_hybrid(text, lex, sem, terms, "hybrid")
     names = query_names(params.query, query.rewritten)
     if names.refs or names.words:  # named definitions: flagged, first for a navigation question
         cands = place(cands, definitions(project, names, params), names.navigation)
-    return diversify(cands), partial, terms
+    shown = diversify(cands)
+    calibrate_first(shown, model)  # the first hit's relevance, on its own population
+    return shown, partial, terms
 
 
 def nothing_relevant(ranked: list[Candidate], terms: QuestionTerms) -> bool:
