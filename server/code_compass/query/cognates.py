@@ -5,8 +5,8 @@ changes: configuração -> configuration, validade -> validity, automaticamente 
 automatically, serializável -> serializable, referência -> reference, normalizar ->
 normalize, recursivo -> recursive, parâmetro -> parameter. `candidates` spells those changes
 out for a folded word and for the lemmas it may be an inflection of (query/lexicon.py), most
-specific rule first, then a few English spelling variants (t -> th, i -> y, f -> ph, a doubled
-consonant after the first vowel, es- -> s-). The rules over-generate on purpose: a candidate
+specific rule first, then a few English spelling variants (t -> th, i -> y, f -> ph, a consonant
+doubled after a vowel, es- -> s-). The rules over-generate on purpose: a candidate
 is used only when the workspace's own lexical index holds it as a word (`first_known`), so no
 invented word reaches a query. The lexicon is consulted first, so a false friend it lists
 (pasta -> folder, not "past") never gets this far.
@@ -25,12 +25,13 @@ _SUFFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ificacao", ("ification",)),
     ("izacao", ("ization",)),
     ("ificar", ("ify",)),
-    ("izar", ("ize",)),
+    ("izar", ("ize", "")),
     ("bilidade", ("bility",)),
     ("idade", ("ity",)),
     ("dade", ("ty",)),
     ("cao", ("tion", "ction")),
     ("sao", ("sion",)),
+    ("xao", ("ction", "xion")),
     ("avel", ("able",)),
     ("ivel", ("ible", "able")),
     ("encia", ("ence", "ency")),
@@ -51,9 +52,10 @@ _SUFFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ista", ("ist",)),
     ("agem", ("age",)),
     ("ura", ("ure",)),
-    ("ador", ("ator", "er")),
+    ("ador", ("ator", "er", "or")),
     ("idor", ("itor", "er")),
     ("edor", ("er",)),
+    ("sor", ("ter", "sor")),
     ("ulo", ("ule", "le")),
     ("ula", ("ule", "le")),
     ("tro", ("ter",)),
@@ -66,8 +68,10 @@ _SUFFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ido", ("id",)),
     ("ida", ("id",)),
     ("ema", ("em",)),
+    ("uo", ("ual", "uous")),
+    ("ua", ("ual", "uous")),
     ("ia", ("y",)),
-    ("io", ("y",)),
+    ("io", ("y", "ious")),
     # verbs, in the infinitive (a lemma of the inflected form)
     ("uir", ("ute", "ude")),
     ("trar", ("ter",)),
@@ -80,13 +84,13 @@ _SUFFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
 # stems this long, where a short false friend (nota -> "not") cannot arise.
 _VOWELS = ("o", "a", "e")
 _MIN_VOWEL_STEM = 4
-_MIN_STEM = 3  # shorter stems are not a word's root, whatever the ending
+_MIN_STEM = 2  # opção -> "op" + "tion"; shorter stems are not a word's root
 # Shorter English words are too often a coincidence (comando -> "come", saída -> "said").
 _MIN_CANDIDATE = 5
 _MIN_VARIANT = 6  # a respelled short stem is rarely the word (matar -> "math")
 _CONSONANTS = frozenset("bcdfglmnprst")
 MIN_CHUNKS = 2
-MAX_CANDIDATES = 48  # bounds the index look-ups of one word
+MAX_CANDIDATES = 64  # bounds the index look-ups of one word
 
 # English function words of candidate length: a rule may spell one, and every index has them.
 _ENGLISH_STOP = frozenset(
@@ -125,7 +129,8 @@ def _stems(word: str) -> list[str]:
 
 
 def _variants(candidate: str) -> list[str]:
-    """English spellings Portuguese simplified: th, y, ph, a doubled consonant, es- -> s-."""
+    """English spellings Portuguese simplified: th, y, ph, a consonant doubled after a vowel
+    (comando -> command, atributo -> attribute), es- -> s-."""
     out: list[str] = []
     if "t" in candidate and "th" not in candidate:
         out.append(candidate.replace("t", "th", 1))
@@ -134,11 +139,10 @@ def _variants(candidate: str) -> list[str]:
         out.append(candidate[:at] + "y" + candidate[at + 1 :])
     if "f" in candidate:
         out.append(candidate.replace("f", "ph", 1))
-    vowel = next((i for i, c in enumerate(candidate) if c in "aeiou"), None)
-    if vowel is not None and vowel + 2 < len(candidate):
-        c = candidate[vowel + 1]
-        if c in _CONSONANTS and candidate[vowel + 2] != c:
-            out.append(candidate[: vowel + 1] + c + candidate[vowel + 1 :])
+    for at in range(1, len(candidate) - 1):
+        c = candidate[at]
+        if candidate[at - 1] in "aeiou" and c in _CONSONANTS and candidate[at + 1] != c:
+            out.append(candidate[: at + 1] + candidate[at:])
     if candidate.startswith("es") and candidate[2:3] not in ("", *"aeiou"):
         out.append(candidate[1:])
     return out
