@@ -27,27 +27,16 @@ import argparse
 import json
 import re
 import sys
-import time
 from importlib import resources
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from code_compass.engine import Engine  # noqa: E402
-from code_compass.settings import EngineSettings  # noqa: E402
 from code_compass.validation import validate_search  # noqa: E402
-from eval_realqa import (  # noqa: E402
-    QUESTIONS,
-    TOP_K,
-    Hit,
-    Result,
-    fmt,
-    relevant,
-    storage_for,
-    summarize,
-)
-from fetch_corpora import Corpus, corpus_dir, fetch, load_corpora  # noqa: E402
+from eval_realqa import TOP_K, Hit, Result, fmt, relevant, summarize  # noqa: E402
+from fetch_corpora import Corpus, load_corpora  # noqa: E402
+from realqa_corpus import load_questions, open_corpus  # noqa: E402
 
 FIGURES = ("n_answerable", "n_unanswerable", "mrr10", "r5", "kept", "unanswerable_passing")
 
@@ -90,13 +79,7 @@ def hold_out(questions: list[dict[str, object]]) -> int:
 
 
 def run_corpus(corpus: Corpus, questions: list[dict[str, object]], lexical: bool) -> list[Result]:
-    fetch(corpus)
-    engine = Engine.open(storage_for(corpus, lexical), EngineSettings(embeddings=not lexical))
-    try:
-        name = engine.add_project(corpus_dir(corpus))
-        t0 = time.perf_counter()
-        engine.index(embed=not lexical, background_embed=False)
-        print(f"{corpus.name}: indexed in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    with open_corpus(corpus, lexical=lexical) as (engine, name):
         mode = "lexical" if lexical else "hybrid"
         out: list[Result] = []
         for q in questions:
@@ -111,8 +94,6 @@ def run_corpus(corpus: Corpus, questions: list[dict[str, object]], lexical: bool
                                   relevant(j, gold), h.relevance))  # fmt: skip
             out.append(r)
         return out
-    finally:
-        engine.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,12 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {n for n in args.corpora.split(",") if n}
     corpora = [c for c in load_corpora() if not wanted or c.name in wanted]
     lexical = set(args.lexical.split(","))
-    splits = {"dev", "test"} if args.split == "both" else {args.split}
-    questions = [
-        q
-        for q in map(json.loads, QUESTIONS.read_text(encoding="utf-8").splitlines())
-        if q["split"] in splits
-    ]
+    questions = load_questions(args.split)
     if args.holdout:
         print(f"held out {hold_out(questions)} lexicon entries", file=sys.stderr)
     pair = {str(q["id"]): str(q.get("pair") or "") for q in questions}
