@@ -56,12 +56,13 @@ class _Rendering:
 
 
 class Vocabulary(Protocol):
-    """What `fit_to_index` reads of a workspace's lexical index (LexicalIndex.count)."""
+    """What `fit_to_index` reads of a workspace's lexical index (LexicalIndex.word_count: the
+    chunks holding a word in any of its English forms, as the gate counts a question's words)."""
 
-    def count(self, term: str) -> int: ...
+    def word_count(self, word: str) -> int: ...
 
 
-Counter = Callable[[str], int]  # chunks of the index holding a body word
+Counter = Callable[[str], int]  # chunks of the index holding a word
 
 
 def passthrough(question: str) -> RetrievalQuery:
@@ -89,7 +90,7 @@ def fit_to_index(query: RetrievalQuery, index: Vocabulary) -> RetrievalQuery:
 
     def count(word: str) -> int:
         if word not in counts:
-            counts[word] = index.count(word)
+            counts[word] = index.word_count(word)
         return counts[word]
 
     if all(count(w) for w in _unknown_words(query.original)):

@@ -172,6 +172,6 @@ def candidates(word: str) -> tuple[str, ...]:
 
 def first_known(word: str, count: Callable[[str], int]) -> str | None:
     """The first cognate of `word` that at least MIN_CHUNKS chunks of the index hold (`count`:
-    the lexical index's count of a body word), or None. A word found in a single chunk is as
+    the lexical index's count of a word in any of its forms), or None. A word found in a single chunk is as
     likely a stray foreign word there ("novembre" in a locale table) as the cognate."""
     return next((c for c in candidates(word) if count(c) >= MIN_CHUNKS), None)
