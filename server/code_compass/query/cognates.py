@@ -153,25 +153,26 @@ def _variants(candidate: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def candidates(word: str) -> tuple[str, ...]:
     """English words a folded Portuguese word may be a cognate of, most likely first; the
-    word itself is not among them (the builder keeps it as written when nothing is found)."""
+    word itself is not among them."""
     forms = [word, *(f for f in portuguese_lexicon().lemmas(word)[1:] if len(f) >= _MIN_STEM)]
     base: list[str] = _mente(word)
     for form in forms:
         base.extend(_stems(form))
     out = [*base, *(v for b in base if len(b) >= _MIN_VARIANT - 1 for v in _variants(b))]
+    by_rule = set(base)
     kept = (
         c
         for c in dict.fromkeys(out)
         if c != word
         and len(c) >= _MIN_CANDIDATE
         and c not in _ENGLISH_STOP
-        and (c in base or len(c) >= _MIN_VARIANT)
+        and (c in by_rule or len(c) >= _MIN_VARIANT)
     )
     return tuple(kept)[:MAX_CANDIDATES]
 
 
 def first_known(word: str, count: Callable[[str], int]) -> str | None:
     """The first cognate of `word` that at least MIN_CHUNKS chunks of the index hold (`count`:
-    the lexical index's count of a word in any of its forms), or None. A word found in a single chunk is as
-    likely a stray foreign word there ("novembre" in a locale table) as the cognate."""
+    the lexical index's count of a word in any of its forms), or None. A word found in a single
+    chunk is as likely a stray foreign word there ("novembre" in a locale table) as the cognate."""
     return next((c for c in candidates(word) if count(c) >= MIN_CHUNKS), None)
