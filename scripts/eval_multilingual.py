@@ -56,8 +56,6 @@ from realqa_corpus import load_questions, open_corpus  # noqa: E402
 MAX_CHARS = 1500
 SAMPLE = 200
 
-Embed = Callable[[Sequence[str], bool], np.ndarray]  # texts, is_query -> [n, 384]
-
 
 def passage_text(row: ChunkRow, max_chars: int = MAX_CHARS) -> str:
     header = context_header(row.symbol, row.language)
