@@ -107,6 +107,11 @@ def test_a_cognate_the_index_lacks_is_never_used(engine: Engine) -> None:
     assert fitted.rewritten == "function retry"
 
 
+def test_an_english_looking_word_the_index_lacks_stays_for_the_model(engine: Engine) -> None:
+    fitted = fit_to_index(build_query("onde o retry trata o websocket?"), _lexical(engine))
+    assert "websocket" in fitted.rewritten.split()
+
+
 def test_english_questions_and_model_rewrites_are_left_alone(engine: Engine) -> None:
     lexical = _lexical(engine)
     english = build_query("where is the heuristic detection?")
