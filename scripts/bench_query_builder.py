@@ -7,7 +7,8 @@
 1. `build_query` on every question of the file (Portuguese and English), cache cleared before
    each round: p50 / p95 / max in microseconds, and the one-off lexicon load.
 2. With --corpus (an indexed workspace; --storage its storage): `Engine.search` of the
-   Portuguese questions with the builder and with its pass-through (the question as written),
+   Portuguese questions with the builder (the lexicon, and the cognates the workspace's index
+   holds) and with its pass-through (the question as written),
    interleaved in alternating order after a warm-up round, hybrid mode when the storage has
    vectors: p50 / p95 in milliseconds of each, and of the per-query difference.
 Without a questions file, a built-in handful of Portuguese and English questions is used.
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-QUESTIONS = Path("/work/wt/devset/eval/realqa/questions.jsonl")
+QUESTIONS = ROOT / "eval" / "realqa" / "questions.jsonl"
 SAMPLE = [
     ("pt", "onde o flask registra as rotas?"),
     ("pt", "Como o Flask carrega configuração de variáveis de ambiente?"),
@@ -36,6 +37,7 @@ SAMPLE = [
 ]
 
 from code_compass.query import builder  # noqa: E402
+from code_compass.query.cognates import candidates  # noqa: E402
 from code_compass.query.lexicon import _lemmas, portuguese_lexicon  # noqa: E402
 
 
@@ -72,6 +74,27 @@ def bench_build(questions: list[tuple[str, str]], repeat: int) -> None:
         )
 
 
+def bench_fit(qs: list[str], index: builder.Vocabulary, rounds: int) -> None:
+    """The per-workspace step alone: `build_query` then `fit_to_index` (the cognates the index
+    holds), every cache of the query package cleared before each round."""
+    times: list[float] = []
+    changed = 0
+    for _ in range(rounds):
+        for cached in (builder.build_query, builder._unknown_words, candidates, _lemmas):
+            cached.cache_clear()
+        for q in qs:
+            t = time.perf_counter()
+            offline = builder.build_query(q)
+            fitted = builder.fit_to_index(offline, index)
+            times.append((time.perf_counter() - t) * 1e6)
+            changed += fitted.rewritten != offline.rewritten
+    print(
+        f"build_query + fit_to_index, pt ({len(qs)} questions x {rounds}, cold caches): "
+        f"p50 {pct(times, 50):.0f} us, p95 {pct(times, 95):.0f} us, max {max(times):.0f} us; "
+        f"{changed / rounds:.0f} questions given a cognate per round"
+    )
+
+
 def bench_search(
     questions: list[tuple[str, str]], corpus: Path, storage: Path, rounds: int
 ) -> None:
@@ -85,6 +108,7 @@ def bench_search(
         name = engine.add_project(corpus)
         engine.index(embed=True, background_embed=False)
         qs = [q for ln, q in questions if ln == "pt"]
+        bench_fit(qs, engine.project(name).lexical, rounds)
         variants = ((builder.build_query, []), (builder.passthrough, []))
         on: list[float] = variants[0][1]
         off: list[float] = variants[1][1]

@@ -8,6 +8,7 @@
 import type { WireLocation } from "./locations";
 import type { Answer, Evidence } from "./protocol";
 import { confidenceScore, locationLabel } from "./render/answer";
+import { coverageName, labelsFor, stateName } from "./render/labels";
 import { answerActions } from "./suggestions";
 
 export type ChatPart =
@@ -32,9 +33,14 @@ export function codeSpan(text: string): string {
 
 /** "**OK · 82** · coverage high · depth D2" (+ " · extractive" when no model wrote the text). */
 export function statusLine(answer: Pick<Answer, "state" | "confidence" | "coverage" | "depth" | "meta">): string {
-  const parts = [`**${escapeMarkdown(String(answer.state))} · ${confidenceScore(answer)}**`, `coverage ${escapeMarkdown(String(answer.coverage))}`];
-  if (answer.depth) parts.push(`depth ${escapeMarkdown(String(answer.depth))}`);
-  if (answer.meta && !answer.meta.llmCalled) parts.push("extractive (no model was called)");
+  const labels = labelsFor(answer);
+  const state = stateName(labels, String(answer.state));
+  const parts = [
+    `**${escapeMarkdown(state)} · ${confidenceScore(answer)}**`,
+    `${labels.coverage} ${escapeMarkdown(coverageName(labels, String(answer.coverage)))}`,
+  ];
+  if (answer.depth) parts.push(`${labels.depth} ${escapeMarkdown(String(answer.depth))}`);
+  if (answer.meta && !answer.meta.llmCalled) parts.push(labels.extractiveStatus);
   return parts.join(" · ");
 }
 

@@ -57,6 +57,9 @@ describe("sentence verdict marks", () => {
     assert.equal(html.match(/class="claim /g)?.length, 2);
     assert.equal(verdictSummary(a.sentences), "1 sentence not supported by its citations · 1 without a citation");
     assert.ok(html.includes("(marked in the text)"));
+    const pt = renderAnswerText({ ...a, meta: { ...a.meta, questionLanguage: "pt" } }, 0);
+    assert.match(pt, /<span class="claim-flag"[^>]*>sem suporte<\/span>/);
+    assert.ok(pt.includes("1 frase sem suporte nas citações · 1 sem citação (marcadas no texto)"));
   });
 
   it("counts offsets in code points, as the server does (text before a non-BMP character)", () => {

@@ -57,6 +57,11 @@ describe("answer → chat parts", () => {
     assert.match(markdownOf(answerParts(answer())), /\*\*OK · 82\*\* · coverage high/);
   });
 
+  it("writes the status line in the question's language", () => {
+    const pt = answer({ state: "FAIL", coverage: "none", meta: meta({ llmCalled: false, model: null, tookMs: 1, contextsUsed: 0, questionLanguage: "pt" }) });
+    assert.equal(statusLine(pt), "**FALHA · 82** · cobertura nenhuma · profundidade D2 · extrativa (nenhum modelo foi chamado)");
+  });
+
   it("shows what was searched and the actions: the closest match as an anchor, the rest as text", () => {
     const refusal = answer({
       state: "FAIL",

@@ -134,6 +134,32 @@ describe("badges", () => {
   });
 });
 
+describe("the question's language", () => {
+  it("frames a Portuguese question's answer in Portuguese: state, coverage, badges, sections", () => {
+    const pt = answer({
+      state: "PARTIAL",
+      coverage: "low",
+      suggestions: ["Abra `parse_config`"],
+      meta: meta({ llmCalled: false, model: null, tookMs: 1, contextsUsed: 1, questionLanguage: "pt" }),
+    });
+    const badges = renderBadges(pt);
+    assert.ok(badges.includes("cobertura: baixa"));
+    assert.ok(badges.includes("82 · PARCIAL"));
+    assert.ok(badges.includes(">extrativa<"));
+    assert.ok(!/coverage:|PARTIAL|>extractive</.test(badges));
+    const html = renderTurn({ question: "onde fica o parser?", phase: "done", streamed: "", answer: pt }, 0);
+    assert.ok(html.includes("Evidências (1)"));
+    assert.ok(html.includes(">Sugestões<"));
+  });
+
+  it("keeps English for English and for a language it has no labels for", () => {
+    for (const questionLanguage of ["en", "de"]) {
+      const html = renderBadges(answer({ meta: meta({ questionLanguage }) }));
+      assert.ok(html.includes("coverage: high") && html.includes("82 · OK"), questionLanguage);
+    }
+  });
+});
+
 describe("renderTurn", () => {
   it("escapes the question, evidence fields and suggestions", () => {
     const a = answer({

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from code_compass.answer.marked_text import flagged_sentences, marked_answer
+from code_compass.answer.messages import PT
 from fakes.fake_anthropic import FakeAnthropic
 
 ANSWER = {
@@ -37,6 +38,15 @@ def test_markers_follow_the_flagged_sentences_and_the_legend_names_them() -> Non
         "[!citation removed]",
     ]
     assert len(flagged_sentences(ANSWER)) == 2
+
+
+def test_a_portuguese_question_gets_portuguese_marks_and_legend() -> None:
+    text, legend = marked_answer(ANSWER, PT)
+    assert "Caches it. [!sem citação] [!citação removida: E9] Deploys" in text
+    assert text.endswith("[!sem suporte]")
+    assert legend[0].startswith("[!sem suporte] os trechos")
+    assert not any("[!unsupported]" in line or "evidence" in line for line in legend)
+    assert flagged_sentences(ANSWER, PT)[0].startswith("[!sem citação]")
 
 
 def test_cli_ask_marks_an_off_topic_sentence(workspace: Path, tmp_path: Path) -> None:

@@ -178,3 +178,26 @@ def test_english_question_makes_no_rewrite_call(
     ans = ask(AskRequest("Where is parse_config defined?", min_score=0.3), source, llm=llm)
     assert len(fake_api.message_requests) == 1
     assert ans.meta["query"]["source"] == "none"
+
+
+def test_a_portuguese_follow_up_stays_d1_and_is_searched_as_rendered(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Depth reads the question as asked, retrieval its rendering: a Portuguese follow-up in a
+    conversation is a follow-up (D1), answered in Portuguese, through the offline builder."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    engine = Engine.open(tmp_path / "storage")
+    try:
+        engine.add_project(workspace)
+        engine.index(embed=False)
+        first = engine.ask({"query": PT_PARSE, "minScore": 0.1, "conversationId": "pt-thread"})
+        follow = engine.ask(
+            {"query": "E os valores padrão dela?", "minScore": 0.1, "conversationId": "pt-thread"}
+        )
+    finally:
+        engine.close()
+    assert first["depth"] == "D0"
+    assert follow["depth"] == "D1", follow["depthSignals"]
+    assert follow["meta"]["questionLanguage"] == "pt"
+    assert follow["meta"]["query"]["source"] == "lexicon"
+    assert not any(_is_english(c) for c in follow["confidence"]["caveats"])

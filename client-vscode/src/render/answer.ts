@@ -6,6 +6,7 @@ import { contextLabel, keyProblem, type Turn } from "../conversation";
 import type { Answer, AnswerState, Citation, Coverage, Evidence } from "../protocol";
 import { type SuggestionView, answerActions } from "../suggestions";
 import { escapeHtml } from "./escape";
+import { coverageName, labelsFor, stateName } from "./labels";
 import { type CitationLookup, renderMarkdown } from "./markdown";
 import { applyMarks, verdictSummary, withSentinels } from "./verdicts";
 
@@ -29,23 +30,24 @@ export function confidenceScore(answer: Pick<Answer, "confidence">): number {
   return Number.isFinite(raw) ? Math.round(Math.max(0, Math.min(100, raw))) : 0;
 }
 
-export function confidenceLabel(answer: Pick<Answer, "state" | "confidence">): string {
-  return `${confidenceScore(answer)} · ${answer.state}`;
+export function confidenceLabel(answer: Pick<Answer, "state" | "confidence"> & Partial<Pick<Answer, "meta">>): string {
+  return `${confidenceScore(answer)} · ${stateName(labelsFor(answer), answer.state)}`;
 }
 
 const SET_KEY_BUTTON = `<button class="secondary set-key" type="button" data-action="setApiKey">Set API Key</button>`;
 
 export function renderBadges(answer: Answer): string {
+  const labels = labelsFor(answer);
   const parts = [
     `<span class="badge confidence ${stateClass(answer.state)}" title="confidence score and state">` +
       `${escapeHtml(confidenceLabel(answer))}</span>`,
     `<span class="badge ${coverageClass(answer.coverage)}" title="how much evidence supports the answer">` +
-      `coverage: ${escapeHtml(String(answer.coverage))}</span>`,
+      `${escapeHtml(labels.coverage)}: ${escapeHtml(coverageName(labels, String(answer.coverage)))}</span>`,
     `<span class="badge depth" title="context depth used">${escapeHtml(String(answer.depth))}</span>`,
   ];
   if (answer.meta && !answer.meta.llmCalled && answer.state !== "FAIL") {
     parts.push(
-      `<span class="badge extractive" title="no language model was called: the text is taken from the evidence">extractive</span>`,
+      `<span class="badge extractive" title="${escapeHtml(labels.extractiveTitle)}">${escapeHtml(labels.extractive)}</span>`,
       SET_KEY_BUTTON,
     );
   }
@@ -67,7 +69,7 @@ export function citationLookup(answer: Pick<Answer, "citations" | "evidences"> |
   };
 }
 
-function renderEvidence(evidences: Evidence[], turn: number): string {
+function renderEvidence(evidences: Evidence[], turn: number, title: string): string {
   if (!evidences.length) return "";
   const items = evidences
     .map((ev) => {
@@ -80,7 +82,7 @@ function renderEvidence(evidences: Evidence[], turn: number): string {
       );
     })
     .join("");
-  return `<details class="evidences" open><summary>Evidence (${evidences.length})</summary><ol>${items}</ol></details>`;
+  return `<details class="evidences" open><summary>${escapeHtml(title)} (${evidences.length})</summary><ol>${items}</ol></details>`;
 }
 
 function renderSuggestion(s: SuggestionView, turn: number, index: number): string {
@@ -96,11 +98,11 @@ function renderSuggestion(s: SuggestionView, turn: number, index: number): strin
   }
 }
 
-function renderSuggestions(a: { actions?: unknown[]; suggestions?: unknown[]; searched?: string | null }, turn: number): string {
+function renderSuggestions(a: { actions?: unknown[]; suggestions?: unknown[]; searched?: string | null }, turn: number, title: string): string {
   const views = answerActions(a);
   const searched = a.searched ? `<div class="searched">${escapeHtml(a.searched)}</div>` : "";
   if (!views.length) return searched;
-  return `${searched}<div class="suggestions"><div class="label">Suggestions</div>${views.map((s, i) => renderSuggestion(s, turn, i)).join("")}</div>`;
+  return `${searched}<div class="suggestions"><div class="label">${escapeHtml(title)}</div>${views.map((s, i) => renderSuggestion(s, turn, i)).join("")}</div>`;
 }
 
 function renderCaveats(caveats: string[] | undefined): string {
@@ -111,9 +113,10 @@ function renderCaveats(caveats: string[] | undefined): string {
 /** The answer's text, with unsupported and uncited sentences marked inline. */
 export function renderAnswerText(answer: Answer, index: number): string {
   const marked = withSentinels(answer.answer ?? "", answer.sentences);
-  const html = applyMarks(renderMarkdown(marked, citationLookup(answer), index), answer.sentences);
-  const summary = verdictSummary(answer.sentences);
-  const legend = summary ? `<div class="verdicts" role="note">${escapeHtml(summary)} (marked in the text)</div>` : "";
+  const labels = labelsFor(answer);
+  const html = applyMarks(renderMarkdown(marked, citationLookup(answer), index), answer.sentences, labels);
+  const summary = verdictSummary(answer.sentences, labels);
+  const legend = summary ? `<div class="verdicts" role="note">${escapeHtml(summary)} (${escapeHtml(labels.markedInText)})</div>` : "";
   return `<div class="answer-text">${html}</div>${legend}`;
 }
 
@@ -159,8 +162,8 @@ export function renderTurn(turn: Turn, index: number, options: RenderOptions = {
     const rejected = keyProblem(a);
     body =
       (rejected ? keyNotice(a.meta?.error ?? "") : renderBadges(a) + renderCaveats(a.confidence?.caveats) + renderAnswerText(a, index)) +
-      renderSuggestions(a, index) +
-      renderEvidence(a.evidences ?? [], index);
+      renderSuggestions(a, index, labelsFor(a).suggestions) +
+      renderEvidence(a.evidences ?? [], index, labelsFor(a).evidence);
   } else if (turn.phase === "stopped") {
     body = `${streamed("stopped")}<div class="pending">Stopped.</div>`;
   } else {

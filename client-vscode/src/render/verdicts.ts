@@ -7,6 +7,7 @@
  */
 import type { SentenceVerdict } from "../protocol";
 import { escapeHtml } from "./escape";
+import { type AnswerLabels, EN_LABELS } from "./labels";
 
 const OPEN = "\uE000";
 const MID = "\uE001";
@@ -68,7 +69,7 @@ export function withSentinels(text: string, sentences: readonly SentenceVerdict[
 }
 
 /** Rendered HTML with the sentinels turned into mark elements. */
-export function applyMarks(html: string, sentences: readonly SentenceVerdict[] | undefined): string {
+export function applyMarks(html: string, sentences: readonly SentenceVerdict[] | undefined, labels: AnswerLabels = EN_LABELS): string {
   return html
     .replace(/\uE000(\d+)\uE001/g, (_m, i: string) => {
       const s = sentences?.[Number(i)];
@@ -77,8 +78,9 @@ export function applyMarks(html: string, sentences: readonly SentenceVerdict[] |
       return `<span class="claim ${style.cls}" data-verdict="${escapeHtml(String(s.verdict))}" title="${escapeHtml(style.title)}">`;
     })
     .replace(/\uE002(\d+)\uE001/g, (_m, i: string) => {
-      const flag = flagFor(String(sentences?.[Number(i)]?.verdict ?? ""));
-      return flag ? `</span><span class="claim-flag" aria-label="${flag} sentence">${flag}</span>` : "</span>";
+      const verdict = String(sentences?.[Number(i)]?.verdict ?? "");
+      const flag = flagFor(verdict) ? (labels.flags[verdict] ?? flagFor(verdict)) : "";
+      return flag ? `</span><span class="claim-flag" aria-label="${escapeHtml(flag)}">${escapeHtml(flag)}</span>` : "</span>";
     });
 }
 
@@ -88,12 +90,12 @@ export function flagFor(verdict: string): string {
 }
 
 /** "1 sentence unsupported by its citations · 1 uncited" or "" when every sentence holds. */
-export function verdictSummary(sentences: readonly SentenceVerdict[] | undefined): string {
+export function verdictSummary(sentences: readonly SentenceVerdict[] | undefined, labels: AnswerLabels = EN_LABELS): string {
   const count = (v: string): number => (sentences ?? []).filter((s) => s?.verdict === v).length;
   const unsupported = count("unsupported");
   const uncited = count("uncited");
   const parts: string[] = [];
-  if (unsupported) parts.push(`${unsupported} sentence${unsupported > 1 ? "s" : ""} not supported by ${unsupported > 1 ? "their" : "its"} citations`);
-  if (uncited) parts.push(`${uncited} without a citation`);
+  if (unsupported) parts.push(labels.unsupported(unsupported));
+  if (uncited) parts.push(labels.uncited(uncited));
   return parts.join(" · ");
 }

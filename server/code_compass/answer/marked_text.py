@@ -1,8 +1,9 @@
 """The answer as plain text with its ungrounded sentences marked (the CLI shows it).
 
 Each unsupported or uncited sentence, and each whose citation was removed, gets a trailing
-marker; a legend says what the markers mean. Reads the answer JSON (docs/protocol.md), so
-any front door printing text can use it.
+marker; a legend says what the markers mean, both in the question's language (the catalogue
+of answer/messages.py). Reads the answer JSON (docs/protocol.md), so any front door printing
+text can use it.
 """
 
 from __future__ import annotations
@@ -10,36 +11,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-MARKERS = {
-    "unsupported": "[!unsupported]",
-    "uncited": "[!uncited]",
-}
-REMOVED_MARKER = "[!citation removed: {ids}]"
-LEGEND = {
-    "unsupported": "[!unsupported] the passages this sentence cites do not back it",
-    "uncited": "[!uncited] this sentence cites no evidence",
-    "removed": "[!citation removed] it cited evidence that was never sent (invented)",
-}
+from code_compass.answer.messages import EN, Messages
+
+_VERDICTS = ("unsupported", "uncited")
 
 
-def marks(sentence: Mapping[str, Any]) -> list[str]:
+def marks(sentence: Mapping[str, Any], msg: Messages = EN) -> list[str]:
     out = []
-    if sentence.get("verdict") in MARKERS:
-        out.append(MARKERS[str(sentence["verdict"])])
+    verdict = sentence.get("verdict")
+    if verdict in _VERDICTS:
+        out.append(msg.marker_unsupported if verdict == "unsupported" else msg.marker_uncited)
     removed = sentence.get("removedCitations") or []
     if removed:
-        out.append(REMOVED_MARKER.format(ids=", ".join(map(str, removed))))
+        out.append(msg.marker_removed.format(ids=", ".join(map(str, removed))))
     return out
 
 
-def marked_answer(answer: Mapping[str, Any]) -> tuple[str, list[str]]:
+def marked_answer(answer: Mapping[str, Any], msg: Messages = EN) -> tuple[str, list[str]]:
     """(answer text with markers after the flagged sentences, legend lines for the markers
     used). Offsets are the answer's own, so markers go in from the end backwards."""
     text = str(answer.get("answer", ""))
     used: set[str] = set()
     flagged = []
     for s in answer.get("sentences") or []:
-        m = marks(s)
+        m = marks(s, msg)
         if m and isinstance(s.get("end"), int) and 0 <= s["end"] <= len(text):
             flagged.append((int(s["end"]), " " + " ".join(m)))
             used.add(str(s.get("verdict")))
@@ -47,15 +42,20 @@ def marked_answer(answer: Mapping[str, Any]) -> tuple[str, list[str]]:
                 used.add("removed")
     for end, marker in sorted(flagged, reverse=True):
         text = text[:end] + marker + text[end:]
-    legend = [LEGEND[k] for k in ("unsupported", "uncited", "removed") if k in used]
-    return text, legend
+    legend = {
+        "unsupported": msg.legend_unsupported,
+        "uncited": msg.legend_uncited,
+        "removed": msg.legend_removed,
+    }
+    lines = [line for k, line in legend.items() if k in used]
+    return text, lines
 
 
-def flagged_sentences(answer: Mapping[str, Any]) -> list[str]:
+def flagged_sentences(answer: Mapping[str, Any], msg: Messages = EN) -> list[str]:
     """One line per flagged sentence, for output that was streamed before it was judged."""
     out = []
     for s in answer.get("sentences") or []:
-        m = marks(s)
+        m = marks(s, msg)
         if m:
             out.append(f"{' '.join(m)} {s.get('text', '')}")
     return out

@@ -49,6 +49,13 @@ class Messages:
     extractive_footer: str
     kinds: dict[str, str] = field(default_factory=dict)  # evidence kinds, as named in prose
     reasons: dict[str, str] = field(default_factory=dict)  # why re-read dropped a hit
+    # Marks on the answer's ungrounded sentences, and their legend (marked_text.py)
+    marker_unsupported: str = ""
+    marker_uncited: str = ""
+    marker_removed: str = ""  # {ids}
+    legend_unsupported: str = ""
+    legend_uncited: str = ""
+    legend_removed: str = ""
     # Suggestions (suggestions.py)
     spelling: str = ""  # {word} {fixed} {where}: where is " (path)" or ""
     closest_match: str = ""  # {name} {path} {start} {end} {score} {min_score}
@@ -121,6 +128,12 @@ EN = Messages(
     extractive_intro="Found in the index:",
     extractive_item="- {kind}{name}in {where}{gist} {id}",
     extractive_footer="Set ANTHROPIC_API_KEY for a written answer from these passages.",
+    marker_unsupported="[!unsupported]",
+    marker_uncited="[!uncited]",
+    marker_removed="[!citation removed: {ids}]",
+    legend_unsupported="[!unsupported] the passages this sentence cites do not back it",
+    legend_uncited="[!uncited] this sentence cites no evidence",
+    legend_removed="[!citation removed] it cited evidence that was never sent (invented)",
     spelling="Check the spelling: `{word}` → `{fixed}`{where}",
     closest_match="Open `{name}` in {path}:{start}-{end}, the closest match (score {score})",
     drop_language="Ask again in every language: matches exist in {languages} files",
@@ -190,6 +203,12 @@ PT = Messages(
     extractive_footer=(
         "Defina ANTHROPIC_API_KEY para uma resposta redigida a partir destes trechos."
     ),
+    marker_unsupported="[!sem suporte]",
+    marker_uncited="[!sem citação]",
+    marker_removed="[!citação removida: {ids}]",
+    legend_unsupported="[!sem suporte] os trechos que esta frase cita não a sustentam",
+    legend_uncited="[!sem citação] esta frase não cita nenhuma evidência",
+    legend_removed="[!citação removida] ela citava uma evidência que nunca foi enviada (inventada)",
     kinds={
         "function": "função",
         "method": "método",

@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from code_compass.constants import MAX_TOP_K, MIN_TOP_K
 from code_compass.engine import Engine
@@ -16,6 +16,9 @@ from code_compass.errors import InputError
 from code_compass.records import SearchHit, search_meta, search_reason
 from code_compass.settings import EngineSettings, parse_settings
 from code_compass.validation import ALL_PROJECTS, clamp_top_k, validate_search
+
+if TYPE_CHECKING:
+    from code_compass.answer.messages import Messages
 
 
 def engine_settings(args: argparse.Namespace) -> EngineSettings:
@@ -208,11 +211,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         print_json(answer)
         return 0
-    _print_answer_text(answer, streamed=stream)
     from code_compass.answer.messages import coverage_name, messages_for, state_name
 
     # Labels in the question's language, as the answer detected it.
     msg = messages_for(answer.get("meta", {}).get("questionLanguage"))
+    _print_answer_text(answer, msg, streamed=stream)
     conf = answer["confidence"]
     print(
         f"\n\n[{state_name(msg, answer['state'])} · {msg.label_confidence} {conf['score']}"
@@ -231,15 +234,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_answer_text(answer: dict[str, Any], *, streamed: bool) -> None:
+def _print_answer_text(answer: dict[str, Any], msg: Messages, *, streamed: bool) -> None:
     """The answer with its unsupported and uncited sentences marked, and a legend; when the
     text was streamed, the flagged sentences are listed after it instead. A refusal says
     what was searched."""
     from code_compass.answer.marked_text import flagged_sentences, marked_answer
 
-    text, legend = marked_answer(answer)
+    text, legend = marked_answer(answer, msg)
     if streamed:
-        flagged = flagged_sentences(answer)
+        flagged = flagged_sentences(answer, msg)
         if flagged:
             print("\n")
             for line in flagged:

@@ -1,7 +1,14 @@
 """The question as retrieval reads it: its language, and an English rendering of a Portuguese
-question from a developer-vocabulary lexicon (no model, no network)."""
+question from a developer-vocabulary lexicon and, per workspace, the English cognates its index
+holds (no model, no network)."""
 
-from code_compass.query.builder import SOURCE_LEXICON, SOURCE_LLM, build_query, passthrough
+from code_compass.query.builder import (
+    SOURCE_LEXICON,
+    SOURCE_LLM,
+    build_query,
+    fit_to_index,
+    passthrough,
+)
 from code_compass.query.language import detect_language, language_name, question_language
 
 __all__ = [
@@ -9,6 +16,7 @@ __all__ = [
     "SOURCE_LLM",
     "build_query",
     "detect_language",
+    "fit_to_index",
     "language_name",
     "passthrough",
     "question_language",

@@ -19,7 +19,7 @@ from code_compass.constants import (
     SEARCH_NOTHING_COVERAGE,
 )
 from code_compass.index.project import Project
-from code_compass.query import build_query
+from code_compass.query import build_query, fit_to_index
 from code_compass.query.lexicon import fold
 from code_compass.records import RetrievalQuery, SearchHit, SearchParams, SearchResult
 from code_compass.search.calibration import PARTIAL, calibrate_first
@@ -140,9 +140,9 @@ def project_candidates(
 ) -> tuple[list[Candidate], bool, QuestionTerms]:
     """One project's scored candidates, best first, de-duplicated; whether its vectors were
     incomplete; the question's terms in its index. A non-English question is searched as the
-    query builder renders it: BM25 over `lexical`, the embedding and the score's word signals
-    over `rewritten`."""
-    query = retrieval_query(params)
+    query builder renders it for this project's index (its cognates): BM25 over `lexical`, the
+    embedding and the score's word signals over `rewritten`."""
+    query = fit_to_index(retrieval_query(params), project.lexical)
     lex_params = replace(params, query=query.lexical, rewrite=None)
     sem_params = replace(params, query=query.rewritten, rewrite=None)
     text = scored_text(query, project.lexical)
