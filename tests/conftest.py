@@ -12,12 +12,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/ -> `fakes` importable
-
 from code_compass.answer import LlmConfig
 from code_compass.engine import Engine
 from code_compass.settings import EngineSettings
-from fakes.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:

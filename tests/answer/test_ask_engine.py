@@ -9,7 +9,7 @@ import pytest
 
 from code_compass.answer import AskRequest, ask
 from code_compass.engine import Engine
-from fakes.fake_anthropic import evidence_blocks
+from tests.fakes.fake_anthropic import evidence_blocks
 
 from .conftest import AUTH_PY, CONFIG_PY
 

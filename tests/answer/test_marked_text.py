@@ -9,7 +9,7 @@ from pathlib import Path
 
 from code_compass.answer.marked_text import flagged_sentences, marked_answer
 from code_compass.answer.messages import PT
-from fakes.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 
 ANSWER = {
     "answer": "Parses the file [E1]. Caches it. Deploys helm charts [E1].",  # [E9] was removed

@@ -13,7 +13,7 @@ from code_compass.answer import AnswerDecisionLog, AskRequest, FixedPlan, LlmCon
 from code_compass.answer.messages import EN
 from code_compass.answer.prompt import SYSTEM_PROMPT
 from code_compass.errors import InputError
-from fakes.fake_anthropic import FakeAnthropic, Reply, evidence_blocks
+from tests.fakes.fake_anthropic import FakeAnthropic, Reply, evidence_blocks
 
 from .conftest import FileSource
 

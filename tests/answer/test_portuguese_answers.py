@@ -15,7 +15,7 @@ from code_compass.answer.messages import EN, PT, Messages
 from code_compass.answer.query_rewrite import REWRITE_SYSTEM, rewrite_query
 from code_compass.constants import QUERY_REWRITE_MAX_TOKENS
 from code_compass.engine import Engine
-from fakes.fake_anthropic import FakeAnthropic, Reply
+from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 
 from .conftest import FileSource
 

@@ -41,7 +41,7 @@ from code_compass.constants import (
 )
 from code_compass.errors import InputError
 from code_compass.records import SearchHit, SearchParams
-from fakes.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 
 
 def _hit(path: str, score: float, project: str = "p", start: int = 1, text: str = "") -> SearchHit:

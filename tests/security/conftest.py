@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fakes.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 
 
 def sent_text(fake: FakeAnthropic) -> str:

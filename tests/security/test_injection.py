@@ -17,8 +17,8 @@ from code_compass.lsp.features.hover import HoverView, Shown, render
 from code_compass.settings import EngineSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fakes.fake_anthropic import FakeAnthropic
 from security.conftest import sent_text
+from tests.fakes.fake_anthropic import FakeAnthropic
 
 # What a hostile file writes to end our evidence block early or to fake a turn or a block.
 VARIANTS = {

@@ -18,9 +18,9 @@ from code_compass.index.secrets_detect import find_secrets
 from code_compass.settings import EngineSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fakes.fake_anthropic import FakeAnthropic, evidence_blocks
 from security.conftest import sent_text
 from security.secrets_corpus import Corpus, build_corpus, fragments
+from tests.fakes.fake_anthropic import FakeAnthropic, evidence_blocks
 
 
 @pytest.fixture(scope="module")
