@@ -128,8 +128,9 @@ HOVER_MAX_DEFINITIONS = 3  # more are summarised as "and N more"
 HOVER_SNIPPET_CHARS = 120
 LENS_MAX_LOCATIONS = 50  # locations per lens peek, docs and code together (the protocol's cap)
 LENS_SCAN_CHUNKS = 400  # passages read per kind to count a lens; beyond it the count says "≥"
-# Resolving a lens's candidate tokens (parse trees of the files that hold them) within one
-# codeLens/resolve; the rest are resolved in the background for the next request.
+# One codeLens/resolve: finding the name's passages, then resolving its candidate tokens (parse
+# trees of the files that hold them) with what is left of this; the rest are resolved in the
+# background for the next request (codeLens/refresh).
 LENS_RESOLVE_BUDGET_S = 0.05
 RESOLVE_BUDGET_S = 0.005  # jedi on a hover, after the parse-tree fast path; then it finishes aside
 LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms

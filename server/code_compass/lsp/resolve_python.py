@@ -28,6 +28,10 @@ MAX_FOLLOW = 12  # import / base-class hops before giving up (cycles, long re-ex
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
 @dataclass(eq=False, slots=True)
 class PyScope:
     kind: str  # module | class | function
@@ -118,9 +122,18 @@ class _Builder(ast.NodeVisitor):
         return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
     def name_col(self, line: int, start: int, name: str) -> int:
+        # A plain scan, not a regular expression per name: a module's parse asks this for
+        # every binding, and as many patterns as names would churn `re`'s compile cache.
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        m = re.compile(rf"(?<![\w]){re.escape(name)}(?!\w)").search(text, start)
-        return m.start() if m else start
+        at = text.find(name, start)
+        while at >= 0:
+            end = at + len(name)
+            if not (at and _word_char(text[at - 1])) and not (
+                end < len(text) and _word_char(text[end])
+            ):
+                return at
+            at = text.find(name, at + 1)
+        return start
 
     def bind(self, name: str, line: int, col: int, kind: str, **kw: object) -> Binding:
         scope = self.scope

@@ -19,6 +19,7 @@ file: `@overload` stubs, property setters and the implementation share it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -267,6 +268,7 @@ def lens_references(
 
     Code tokens are found in the passages' indexed text (kept in step with disk by the
     watcher), or in the editor's buffer for an open file: no file is read for them."""
+    started = time.perf_counter()
     defs = engine.symbols_named(subject.name, project)
     def_lines = {(d.path, d.name_line) for d in defs}
     cache = TextCache(engine, project)
@@ -304,9 +306,10 @@ def lens_references(
         listed = [(p, *t) for p, ps in ordered.items() for t in ps if (p, *t) not in quiet]
         return LensReferences(docs, [], _mentions(listed), capped)
     wanted = frozenset((d.path, d.name_line) for d in group)
-    usages, left = resolver.classify(
-        root, wanted, ordered, buffers, LENS_RESOLVE_BUDGET_S, frozenset(quiet)
-    )
+    # The budget is the request's, not the resolver's alone: a common name's passages can take
+    # most of it to find, and what resolution cannot reach now is counted by name meanwhile.
+    budget = max(0.0, LENS_RESOLVE_BUDGET_S - (time.perf_counter() - started))
+    usages, left = resolver.classify(root, wanted, ordered, buffers, budget, frozenset(quiet))
     if left:
         resolver.finish_later((project, subject.name, wanted), root, left, then)
     return LensReferences(
