@@ -8,8 +8,9 @@ One command, reproducible: every corpus (scripts/fetch_corpora.py; indexed by
 scripts/eval_realqa.py into bench-data/realqa/storage/, fully embedded) is opened in process and
 every dev question goes through the very functions `search_projects` uses (query builder,
 both channels' 30 candidates, signals, relevance z, the list's gate signals, diversity), for
-three models: `hybrid` (complete vectors), `lexical` (no vectors, or partly embedded: the same
-candidates without the semantic list) and `semantic`. Then, per model:
+four models: `hybrid` (complete vectors), `lexical` (no vectors: the same candidates without the
+semantic list), `semantic`, and `partial` (the lexical model with its own cut, for a project
+only partly embedded). Then, per model:
 
 - gate: P(the workspace answers) from the list signals (search/gate.py), a logistic regression,
   answerable dev questions against unanswerable ones of the same repository; signals whose
@@ -19,7 +20,13 @@ candidates without the semantic list) and `semantic`. Then, per model:
   gold span, or is a chunk a reader judged to answer too (eval/realqa/graded.jsonl, dev only);
   a hit nobody judged counts as not relevant.
 
-score = gate x hit. Test is never read here.
+- first: P(the hit shown first is relevant), over the first hit of every dev question
+  (unanswerable ones included): logit P(ans), logit P(rel | ans), named / guessed definition.
+- offset and γ: the shift of P(ans)'s logit that puts 0.6 at the answerable/unanswerable cut,
+  and the exponent of the hits below the best (docs/search.md, "Score").
+
+relevance = gate x hit (the first hit: its own model); score = S(gate) x (hit / best hit)^γ.
+Test is never read here.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ sys.path.insert(0, str(ROOT / "eval" / "realqa"))
 
 from grade import GRADED, block_of, graded_answers, load_graded  # noqa: E402
 
-from code_compass.constants import NAME_EXACT_SCORE  # noqa: E402
+from code_compass.constants import NAME_EXACT_SCORE, SEARCH_CANDIDATE_POOL  # noqa: E402
 from code_compass.engine import Engine  # noqa: E402
 from code_compass.index.project import Project  # noqa: E402
 from code_compass.records import SearchParams  # noqa: E402
@@ -57,7 +64,6 @@ from code_compass.search.fusion import diversify, merge  # noqa: E402
 from code_compass.search.gate import GATE_SIGNALS, question_terms  # noqa: E402
 from code_compass.search.names import QueryNames, definitions, place, query_names  # noqa: E402
 from code_compass.search.searcher import (  # noqa: E402
-    CANDIDATE_POOL,
     lexical_candidates,
     retrieval_query,
     scored_text,
@@ -122,8 +128,8 @@ def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
                 query = retrieval_query(params)
                 lex_p = replace(params, query=query.lexical, rewrite=None)
                 sem_p = replace(params, query=query.rewritten, rewrite=None)
-                lex = lexical_candidates(project, lex_p, CANDIDATE_POOL)
-                sem = semantic(project, sem_p, CANDIDATE_POOL)
+                lex = lexical_candidates(project, lex_p, SEARCH_CANDIDATE_POOL)
+                sem = semantic(project, sem_p, SEARCH_CANDIDATE_POOL)
                 text = scored_text(query, project.lexical)
                 terms = question_terms(text, project.lexical)
                 info = query_info(text)

@@ -212,12 +212,14 @@ SEARCH_RANK_K = 10.0  # rank signals are K / (K + rank): 1 for the first, 0.5 at
 # Name channel (search/names.py): a query naming a defined symbol gets its definitions.
 NAME_MAX_DEFINITIONS = 5  # per name: past this, a name means little on its own (`update`)
 NAME_EXACT_SCORE = 0.95  # floor of a navigation query's exact definition, times match strength
-# The score every mode reports (search/calibration.py), the number minScore is compared with:
-#   z = sum(weight * signal)            relevance of a hit (search/signals.py), ranks the hits
-#   A = sum(answer_weight * q_signal)   how well the list answers the query at all (best z,
-#                                       best cosine and its lead, best BM25 strength, length)
-#   score = sigmoid(logit(0.6) + slope * (z - z_top) + A - threshold)
-# Fitted by `scripts/eval_search.py --fit` on the dev half of the search dev set (eval/search/
+# The relevance of a hit in every mode, which ranks the list (search/signals.py):
+#   z = sum(SEARCH_WEIGHTS[mode][signal] * signal)
+# The calibrated score built on z is search/calibration.py's (fitted by
+# scripts/fit_calibration.py). SEARCH_ANSWER_WEIGHTS, SEARCH_THRESHOLD and SEARCH_RANK_SLOPE are
+# the older score the docstring-sentence harness still fits and replays (scripts/eval_search.py:
+# score = sigmoid(logit(0.6) + slope * (z - z_top) + A - threshold), A = answer_weight ·
+# list signals); the product does not read them. All four were fitted by
+# `scripts/eval_search.py --fit` on the dev half of the search dev set (eval/search/
 # corpora.json: Django 5.2.8 subset, CPython 3.11 stdlib subset, rxjs 7.8.2 TypeScript sources,
 # Go 1.19 stdlib subset; queries = first sentence of blanked docstrings; unanswerable = queries
 # run against a corpus of another domain): weights by a listwise (softmax) ranking fit; answer

@@ -1,7 +1,7 @@
 """Ask as the front doors see it: depth decision → context pack → grounded pipeline → memory.
 
 One instance per engine. It keeps conversations (bounded, per id), writes the depth decision log
-(seed 004 REQ-CDC-019) and the answer decision log (issue 6 item 11) beside the index.
+and the answer decision log beside the index (docs/rules.md: decision-log).
 """
 
 from __future__ import annotations

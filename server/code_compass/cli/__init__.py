@@ -134,7 +134,12 @@ def _filters(p: argparse.ArgumentParser) -> None:
         f"no '..', at most {MAX_PATH_PREFIX_CHARS} chars",
     )
     p.add_argument("--language", help="only files of this indexed language (e.g. python)")
-    p.add_argument("--min-score", type=float, default=None, help="between 0 and 1 (default 0.6)")
+    p.add_argument(
+        "--min-score",
+        type=float,
+        default=None,
+        help="between 0 and 1; hits below are dropped (ask: default 0.6; search: only if given)",
+    )
 
 
 _interrupted = False

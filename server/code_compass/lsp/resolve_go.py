@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from code_compass.lsp.resolve_model import Resolution, Target
+from code_compass.lsp.resolve_model import MAX_FOLLOW, Resolution, Target
 from code_compass.lsp.resolve_treecache import Parsed, TreeFiles
 
-MAX_FOLLOW = 12
 GO_BUILTINS = frozenset(
     [
         "append",

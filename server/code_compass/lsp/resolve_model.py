@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Import, re-export and base-class hops a resolver follows before giving up (cycles, long
+# re-export chains); every language's resolver reads this one.
+MAX_FOLLOW = 12
+
 
 @dataclass(frozen=True, slots=True)
 class Target:

@@ -20,11 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_compass.lsp.resolve_model import Resolution, Target, dedupe, doc_summary
+from code_compass.lsp.resolve_model import MAX_FOLLOW, Resolution, Target, dedupe, doc_summary
 from code_compass.lsp.stamped_cache import StampedCache
 
 MODULE_CACHE_FILES = 256  # parsed files kept (a few MB each for the largest Django modules)
-MAX_FOLLOW = 12  # import / base-class hops before giving up (cycles, long re-export chains)
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from code_compass.lsp.resolve_model import Resolution, Target
+from code_compass.lsp.resolve_model import MAX_FOLLOW, Resolution, Target
 from code_compass.lsp.resolve_treecache import Parsed, TreeFiles
 
-MAX_FOLLOW = 12
 _FUNCTIONS = frozenset(
     {"function_declaration", "generator_function_declaration", "function_expression",
      "function", "arrow_function", "method_definition", "generator_function",

@@ -5,7 +5,7 @@
     P(rel | ans) = sigmoid(hit.bias + hit.w · (z - z_top, 1 / (1 + rank), list signals))
     relevance = P(ans) * P(rel | ans)                         P(this hit is relevant)
     relevance of the hit shown first = sigmoid(first.bias + first.w · (logit P(ans),
-                logit P(rel | ans), named definition, guessed name, list signals))
+                logit P(rel | ans), named definition, guessed name))   (weights <= 0 dropped)
     score   = S(P(ans)) * (P(rel | ans) / P(top hit rel | ans)) ** gamma   what minScore reads
 
 An unanswerable question has no relevant hit, so `relevance` is the probability that the hit is

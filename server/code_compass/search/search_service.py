@@ -7,14 +7,13 @@ import difflib
 import re
 from collections.abc import Callable
 
+from code_compass.index.categories import CODE_CATEGORIES, DOC_CATEGORIES
 from code_compass.index.registry import ProjectRegistry
 from code_compass.records import SearchHit, SearchParams, SearchResult, SymbolDef
 from code_compass.search.candidates import Candidate
 from code_compass.search.fusion import fuse
 from code_compass.search.searcher import SemanticFn, search_projects, to_hit
 
-DOC_CATEGORIES = ("doc",)
-CODE_CATEGORIES = ("code", "test", "config")
 _QUERY_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 NEARBY_PER_WORD = 3
 NEARBY_CUTOFF = 0.75

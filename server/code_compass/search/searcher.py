@@ -1,7 +1,7 @@
 """Search over one or several projects: lexical, semantic or hybrid, with calibrated scores.
 
 Isolation: a query names its projects; each project has its own stores, so another project's
-chunks can't appear. Searching all projects caps hits per project (seed 000).
+chunks can't appear. Searching all projects caps hits per project (docs/rules.md: per-project-cap).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from code_compass.search.semantic import score_semantic
 from code_compass.search.snippets import make_snippet
 
 # How many candidates each channel contributes before fusion and filtering.
-CANDIDATE_POOL = SEARCH_CANDIDATE_POOL
 
 SemanticFn = Callable[[Project, SearchParams, int], list[Candidate]]
 FuseFn = Callable[[str, list[Candidate], list[Candidate]], list[Candidate]]
@@ -149,8 +148,14 @@ def project_candidates(
     mode = params.mode
     # A named identifier "exists nowhere" only if no project searched has it.
     terms = with_names_from(question_terms(text, project.lexical), [p.lexical for p in elsewhere])
-    lex = lexical_candidates(project, lex_params, CANDIDATE_POOL) if mode != "semantic" else []
-    sem = semantic(project, sem_params, CANDIDATE_POOL) if semantic and mode != "lexical" else []
+    lex = (
+        lexical_candidates(project, lex_params, SEARCH_CANDIDATE_POOL) if mode != "semantic" else []
+    )
+    sem = (
+        semantic(project, sem_params, SEARCH_CANDIDATE_POOL)
+        if semantic and mode != "lexical"
+        else []
+    )
     partial = semantic is not None and mode != "lexical" and partly_embedded(project)
     # Each candidate is scored once, by the model of the mode that answers. With vectors
     # missing, the hybrid model (fitted on complete vectors) would read a missing cosine as
