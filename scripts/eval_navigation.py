@@ -22,11 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,14 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from code_compass.constants import DEFAULT_MIN_SCORE  # noqa: E402
-from fetch_corpora import Corpus, corpus_dir, load_corpora  # noqa: E402
+from eval_realqa import TOP_K, batch_search, index_summary, storage_for  # noqa: E402
+from fetch_corpora import load_corpora  # noqa: E402
 
 QUERIES = ROOT / "eval" / "navigation" / "queries.jsonl"
 CORPORA = ROOT / "eval" / "realqa" / "corpora.json"
-STORAGE = ROOT / "bench-data" / "realqa" / "storage"
-TOP_K = 10
 MODES = ("lexical", "semantic", "hybrid")
-CLI = [sys.executable, "-m", "code_compass"]
 
 
 @dataclass
@@ -65,36 +60,6 @@ class Outcome:
     def gold_score(self) -> float:
         r = self.rank
         return 0.0 if r is None else float(str(self.hits[r]["score"]))
-
-
-def storage_for(c: Corpus, lexical: bool) -> Path:
-    return STORAGE / (c.folder + ("-lexical" if lexical else ""))
-
-
-def refresh(c: Corpus, lexical: bool) -> dict[str, object]:
-    storage = storage_for(c, lexical)
-    cmd = [*CLI, "index", "--workspace", str(corpus_dir(c)), "--storage", str(storage), "--json"]
-    if lexical:
-        cmd.append("--no-embed")
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    summary: dict[str, object] = json.loads(out.strip().splitlines()[-1])["projects"][0]
-    return summary
-
-
-def search(c: Corpus, lexical: bool, mode: str, qs: Sequence[dict[str, object]]) -> dict[str, list]:
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-        for q in qs:
-            f.write(json.dumps({"id": q["id"], "query": q["query"]}) + "\n")
-        qfile = f.name
-    try:
-        cmd = [*CLI, "search", "--queries", qfile, "--json", "--top-k", str(TOP_K),
-               "--mode", mode, "--workspace", str(corpus_dir(c)),
-               "--storage", str(storage_for(c, lexical))]  # fmt: skip
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    finally:
-        os.unlink(qfile)
-    rows = [json.loads(line) for line in out.splitlines() if line.strip()]
-    return {str(r["id"]): r["hits"] for r in rows}
 
 
 def summarize(outs: Sequence[Outcome]) -> dict[str, float]:
@@ -163,14 +128,14 @@ def main(argv: list[str] | None = None) -> int:
         qs = [q for q in queries if q["corpus"] == c.name]
         lexical = args.lexical_only or not storage_for(c, False).exists()
         if not args.no_refresh:
-            summary = refresh(c, lexical)
+            summary = index_summary(c, lexical)
             embedded = f", {summary['embedded']}/{summary['chunks']} chunks embedded"
             print(f"{c.name}: {summary['symbols']} symbols{embedded}", file=sys.stderr)
         for mode in modes:
             if lexical and mode != "lexical":
                 skipped.append(f"{c.name}/{mode}")
                 continue
-            hits = search(c, lexical, mode, qs)
+            hits = batch_search(c, lexical, mode, {str(q["id"]): str(q["query"]) for q in qs})
             outcomes[mode] += [Outcome(q, mode, hits.get(str(q["id"]), [])) for q in qs]
     if skipped:
         print(f"skipped (no embedded storage): {', '.join(skipped)}", file=sys.stderr)

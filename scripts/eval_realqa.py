@@ -36,9 +36,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -118,6 +119,42 @@ def storage_for(c: Corpus, lexical: bool) -> Path:
     return STORAGE / (c.folder + ("-lexical" if lexical else ""))
 
 
+def index_summary(c: Corpus, lexical: bool) -> dict[str, Any]:
+    """`code-compass index --json` on one corpus's storage (built, or refreshed): its summary."""
+    cmd = [
+        *CLI,
+        "index",
+        "--workspace",
+        str(corpus_dir(c)),
+        "--storage",
+        str(storage_for(c, lexical)),
+    ]
+    cmd += ["--json", *(["--no-embed"] if lexical else [])]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    summary: dict[str, Any] = json.loads(out.strip().splitlines()[-1])["projects"][0]
+    return summary
+
+
+def batch_search(
+    c: Corpus, lexical: bool, mode: str, queries: Mapping[str, str]
+) -> dict[str, list]:
+    """Hits per query id, from one batch `code-compass search --queries` call on the storage
+    `storage_for(c, lexical)`."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+        for qid, text in queries.items():
+            f.write(json.dumps({"id": qid, "query": text}) + "\n")
+        qfile = f.name
+    try:
+        cmd = [*CLI, "search", "--queries", qfile, "--json", "--top-k", str(TOP_K),
+               "--mode", mode, "--workspace", str(corpus_dir(c)),
+               "--storage", str(storage_for(c, lexical))]  # fmt: skip
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    finally:
+        os.unlink(qfile)
+    rows = [json.loads(line) for line in out.splitlines() if line.strip()]
+    return {str(r["id"]): r["hits"] for r in rows}
+
+
 def index(c: Corpus, lexical: bool, reindex: bool, log: Callable[[str], None]) -> dict[str, object]:
     """Index (or refresh) one corpus; the first build's wall time is kept next to the storage."""
     storage = storage_for(c, lexical)
@@ -125,13 +162,9 @@ def index(c: Corpus, lexical: bool, reindex: bool, log: Callable[[str], None]) -
     if reindex and storage.exists():
         shutil.rmtree(storage)
         record.unlink(missing_ok=True)
-    cmd = [*CLI, "index", "--workspace", str(corpus_dir(c)), "--storage", str(storage), "--json"]
-    if lexical:
-        cmd.append("--no-embed")
     t0 = time.perf_counter()
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    summary = index_summary(c, lexical)
     wall = time.perf_counter() - t0
-    summary = json.loads(out.strip().splitlines()[-1])["projects"][0]
     built = summary["changed"] > 0 and summary["unchanged"] == 0
     if built:
         record.write_text(json.dumps({"wall_seconds": round(wall, 1), "summary": summary}))
@@ -157,20 +190,8 @@ def search(
 ) -> dict[str, list]:
     """Hits per question id, from one batch `code-compass search` call. `partial`: the storage
     without vectors searched in hybrid mode, as while a new workspace is being embedded."""
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-        for q in questions:
-            f.write(json.dumps({"id": q["id"], "query": q["question"]}) + "\n")
-        qfile = f.name
-    try:
-        mode = "lexical" if lexical and not partial else "hybrid"
-        cmd = [*CLI, "search", "--queries", qfile, "--json", "--top-k", str(TOP_K),
-               "--mode", mode, "--workspace", str(corpus_dir(c)),
-               "--storage", str(storage_for(c, lexical))]  # fmt: skip
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    finally:
-        os.unlink(qfile)
-    rows = [json.loads(line) for line in out.splitlines() if line.strip()]
-    return {str(r["id"]): r["hits"] for r in rows}
+    mode = "lexical" if lexical and not partial else "hybrid"
+    return batch_search(c, lexical, mode, {str(q["id"]): str(q["question"]) for q in questions})
 
 
 # --- metrics -----------------------------------------------------------------------------------
