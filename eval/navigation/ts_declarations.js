@@ -13,16 +13,9 @@ const fs = require("fs");
 const path = require("path");
 const ts = require("typescript");
 
-const root = path.resolve(process.argv[2]);
+const { listTs } = require("../symbols/ts_service");
 
-function listTs(dir, out) {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory() && e.name !== "node_modules") listTs(p, out);
-    else if (e.isFile() && p.endsWith(".ts")) out.push(p);
-  }
-  return out;
-}
+const root = path.resolve(process.argv[2]);
 
 function exported(node) {
   const mods = ts.canHaveModifiers(node) ? ts.getModifiers(node) || [] : [];

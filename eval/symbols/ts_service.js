@@ -48,4 +48,4 @@ function offsetOf(file, line, col) {
   return offset + col;
 }
 
-module.exports = { languageService, offsetOf };
+module.exports = { languageService, listTs, offsetOf };
