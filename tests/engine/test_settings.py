@@ -3,7 +3,7 @@ through the engine's own subscription (no language server here; tests/lsp has th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -225,14 +225,6 @@ def test_embeddings_off_and_on_live(
     assert engine.search(hybrid) == engine.search(lexical)
     status = status_to_json(engine.status())
     assert status["embeddings"] == "off" and status["projects"][0]["embedTotal"] == 0
-
-
-@pytest.fixture
-def fake_api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as fake:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-secret")
-        yield fake
 
 
 def test_llm_settings_reach_the_next_ask(
