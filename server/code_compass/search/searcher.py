@@ -38,8 +38,6 @@ from code_compass.search.names import definitions, place, query_names
 from code_compass.search.semantic import score_semantic
 from code_compass.search.snippets import make_snippet
 
-# How many candidates each channel contributes before fusion and filtering.
-
 SemanticFn = Callable[[Project, SearchParams, int], list[Candidate]]
 FuseFn = Callable[[str, list[Candidate], list[Candidate]], list[Candidate]]
 
