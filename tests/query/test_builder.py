@@ -6,8 +6,15 @@ from importlib import resources
 
 import pytest
 
-from code_compass.query import build_query, passthrough, question_language
+from code_compass.query import (
+    build_query,
+    fit_to_index,
+    looks_portuguese,
+    passthrough,
+    question_language,
+)
 from code_compass.query.lexicon import fold, parse_lexicon, portuguese_lexicon
+from code_compass.search.searcher import scored_text
 
 
 @pytest.mark.parametrize(
@@ -131,3 +138,47 @@ def test_build_is_cheap_and_stable() -> None:
     a = build_query("onde o click decide o nome do programa?")
     b = build_query("onde o click decide o nome do programa?")
     assert a is b  # cached: search and ask build the same query once
+
+
+class _Vocabulary:
+    """The chunk counts `fit_to_index` and `scored_text` read: only `words` are in the index."""
+
+    def __init__(self, *words: str) -> None:
+        self.words = set(words)
+
+    def word_count(self, word: str) -> int:
+        return 3 if word.lower() in self.words else 0
+
+    def count(self, term: str) -> int:
+        return self.word_count(term)
+
+    def num_docs(self) -> int:
+        return 100
+
+
+def test_an_english_word_the_workspace_lacks_stays_for_the_gate() -> None:
+    """A Portuguese question keeps the English feature word it names ("websocket", "paginate"):
+    absent from the index, the gate must see it as an English question's twin would."""
+    index = _Vocabulary("httpx", "handle", "upgrade", "helper", "result", "query", "flask")
+    for question, word in (
+        ("onde o httpx trata o upgrade para websocket?", "websocket"),
+        ("como pagino os resultados de uma query com o helper paginate do flask?", "paginate"),
+        ("como defino um fator de backoff entre as tentativas?", "backoff"),
+    ):
+        query = fit_to_index(build_query(question), index)
+        assert word in scored_text(query, index).split(), question
+
+
+def test_portuguese_the_lexicon_lacks_is_not_counted_as_a_missing_feature() -> None:
+    index = _Vocabulary("where", "pool")
+    query = build_query("onde fica a corrida do pool?")  # not fitted: the word stays in it
+    assert "corrida" in query.rewritten.split()
+    assert "corrida" not in scored_text(query, index).split()
+    assert "pool" in scored_text(query, index).split()
+
+
+def test_looks_portuguese() -> None:
+    assert looks_portuguese("tramela") and looks_portuguese("corrida")
+    assert looks_portuguese("configuração")
+    assert not looks_portuguese("websocket") and not looks_portuguese("backoff")
+    assert not looks_portuguese("paginate")  # ends like Portuguese, but the lexicon's English

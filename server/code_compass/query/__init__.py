@@ -7,6 +7,7 @@ from code_compass.query.builder import (
     SOURCE_LLM,
     build_query,
     fit_to_index,
+    looks_portuguese,
     passthrough,
 )
 from code_compass.query.language import detect_language, language_name, question_language
@@ -18,6 +19,7 @@ __all__ = [
     "detect_language",
     "fit_to_index",
     "language_name",
+    "looks_portuguese",
     "passthrough",
     "question_language",
 ]

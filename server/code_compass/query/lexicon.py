@@ -124,6 +124,10 @@ class Lexicon:
                 self.phrases.setdefault(words[0], []).append(e)
         for group in self.phrases.values():
             group.sort(key=lambda e: len(e.words), reverse=True)
+        # The English words the lexicon renders to: a known English word, whatever it ends in.
+        self.english_words = frozenset(
+            w for e in by_words.values() for r in e.english for w in fold(r).split()
+        )
 
     def __len__(self) -> int:
         return len(self.words) + sum(len(g) for g in self.phrases.values())

@@ -19,7 +19,7 @@ from code_compass.constants import (
     SEARCH_NOTHING_COVERAGE,
 )
 from code_compass.index.project import Project
-from code_compass.query import build_query, fit_to_index
+from code_compass.query import build_query, fit_to_index, looks_portuguese
 from code_compass.query.lexicon import fold
 from code_compass.records import RetrievalQuery, SearchHit, SearchParams, SearchResult
 from code_compass.search.calibration import PARTIAL, calibrate_first
@@ -107,17 +107,24 @@ _PLAIN_WORD = re.compile(r"[a-z]+")
 
 def scored_text(query: RetrievalQuery, index: TermCounter) -> str:
     """The text the score's word signals and the gate read: the rendering, less the words of a
-    translated question that stayed as asked (no lexicon entry) and that no chunk of this index
-    holds. Such a word ("sentinela", "corrida") is Portuguese the lexicon lacks, not a feature
-    the workspace lacks: counted, it made the gate refuse answerable Portuguese questions.
-    Identifiers and words the index has (names, loanwords: "flask", "cookie") stay."""
+    translated question that stayed as asked (no lexicon entry), look Portuguese and that no
+    chunk of this index holds. Such a word ("sentinela", "corrida") is Portuguese the lexicon
+    lacks, not a feature the workspace lacks: counted, it made the gate refuse answerable
+    Portuguese questions. An English word kept as asked ("websocket", "backoff", "pool") is
+    read as in an English question: absent from the index, it is the feature the workspace
+    lacks. Identifiers and words the index has (names, loanwords: "flask", "cookie") stay."""
     if query.rewritten == query.original:  # English, or not rewritten
         return query.rewritten
     asked = {fold(w) for w in re.findall(r"\w+", query.original)}
     kept = [
         w
         for w in query.rewritten.split()
-        if not (_PLAIN_WORD.fullmatch(w) and fold(w) in asked and index.word_count(w) == 0)
+        if not (
+            _PLAIN_WORD.fullmatch(w)
+            and fold(w) in asked
+            and looks_portuguese(w)
+            and index.word_count(w) == 0
+        )
     ]
     return " ".join(kept) or query.rewritten
 
