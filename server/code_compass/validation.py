@@ -86,7 +86,9 @@ def validate_min_score(min_score: Any, default: float | None) -> float | None:
     if not 0.0 <= min_score <= 1.0:
         # Scores are probabilities in [0, 1]: a threshold outside can only hide every hit
         # or none, silently.
-        raise InputError("minScore", f"is {min_score:g}; it must be between 0 and 1 (default 0.6)")
+        # The default is said only where there is one (ask); search filters only when asked.
+        said = f" (default {default:g})" if default is not None else ""
+        raise InputError("minScore", f"is {min_score:g}; it must be between 0 and 1{said}")
     return float(min_score)
 
 

@@ -115,7 +115,8 @@ def test_top_k_is_clamped(ws: Path, tmp_path: Path) -> None:
         (["search", "q", "--min-score", "nan"], "finite"),
         (["search", "q", "--min-score", "inf"], "finite"),
         (["search", "q", "--min-score", "2"], "between 0 and 1"),
-        (["search", "q", "--min-score", "-0.1"], "between 0 and 1"),
+        (["search", "q", "--min-score", "-0.1"], "is -0.1; it must be between 0 and 1\n"),
+        (["ask", "q", "--min-score", "1.5"], "is 1.5; it must be between 0 and 1 (default 0.6)"),
         (["search", "q", "--top-k", "abc"], "top-k"),
     ],
 )
