@@ -16,7 +16,7 @@ A source file is blocks separated by blank lines (`#` lines are comments):
 Gold references, resolved against the unpacked corpus (scripts/fetch_corpora.py):
 `path::Qual.name` (Python: a def/class with its decorators, or a module-level assignment, also
 inside `if TYPE_CHECKING:`/`try` blocks; TypeScript: a top-level declaration with its leading doc
-comment, overloads included; Go: `Func`, `Type`, `Type.Method`, `Type.Field`, a const/var name,
+comment, overloads included, as for a Python name defined more than once; Go: `Func`, `Type`, `Type.Method`, `Type.Field`, a const/var name,
 each with its leading `//` comment), `path#Heading text` (a reST or Markdown section, up to
 the next heading of the same or a higher level), `path:12-30` (explicit lines). An `absent`
 regex is searched case-insensitively in every text file of the corpus; a match stops the build.
@@ -113,7 +113,11 @@ def _python_spans(text: str) -> dict[str, tuple[int, int]]:
         for node in body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 q = f"{prefix}{node.name}"
-                spans.setdefault(q, (start(node), node.end_lineno or node.lineno))
+                span = (start(node), node.end_lineno or node.lineno)
+                # `@overload` stubs, then the implementation (or a property and its setter):
+                # the name's span runs from the first definition to the last, as in TypeScript.
+                first = spans.get(q, span)
+                spans[q] = (min(first[0], span[0]), max(first[1], span[1]))
                 if isinstance(node, ast.ClassDef):
                     visit(node.body, q + ".", False)
             elif isinstance(node, ast.Assign | ast.AnnAssign):
