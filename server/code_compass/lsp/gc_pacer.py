@@ -94,8 +94,8 @@ class CollectionPacer:
             self._reclaimed_at = time.monotonic()
             self.reclaims += 1
         log.debug(
-            "gc reclaim (%s): %d unreachable, %d kept frozen, %.0f ms",
-            why, found, self._after_reclaim, (time.perf_counter() - t0) * 1000,
+            "gc reclaim %d (%s): %d unreachable, %d kept frozen, %.0f ms",
+            self.reclaims, why, found, self._after_reclaim, (time.perf_counter() - t0) * 1000,
         )  # fmt: skip
 
     def close(self) -> None:
