@@ -111,6 +111,17 @@ class Bench:
         result: dict[str, Any] = await self.request("codeCompass/status", {})
         return result
 
+    def memory(self) -> str:
+        """The server process's resident memory now and at its peak (Linux /proc), in MB."""
+        server = getattr(self.client, "_server", None)
+        try:
+            status = Path(f"/proc/{server.pid}/status").read_text()  # type: ignore[union-attr]
+        except (AttributeError, OSError):
+            return "server RSS: unknown"
+        kb = dict(re.findall(r"^(VmRSS|VmHWM):\s+(\d+) kB", status, re.M))
+        now, peak = int(kb["VmRSS"]) / 1024, int(kb["VmHWM"]) / 1024
+        return f"server RSS {now:.0f} MB (peak {peak:.0f} MB)"
+
     async def stop(self) -> None:
         await self.client.shutdown_async(None)
         self.client.exit(None)
@@ -290,6 +301,7 @@ async def main() -> int:
             f"{st['chunks']} chunks, {st.get('symbols', '?')} symbols)"
         )
         await bench.measure("idle", targets, files, args.samples)
+        print(f"after idle phase: {bench.memory()}")
 
         # A second, unindexed copy of the corpus as another workspace folder: its full index
         # runs while the requests keep going to the first (populated) project. With --embed,
@@ -335,6 +347,7 @@ async def main() -> int:
             f"{measured} rounds measured while it ran; "
             f"{bench.index_states} codeCompass/indexState notifications"
         )
+        print(f"after indexing: {bench.memory()}")
         await bench.stop()
     print()
     print(bench.table())

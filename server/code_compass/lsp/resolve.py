@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from code_compass.constants import RESOLVE_BUDGET_S
+from code_compass.lsp.gc_pacer import CollectionPacer
 from code_compass.lsp.resolve_model import Resolution, Target, dedupe, doc_summary
 from code_compass.lsp.resolve_python import PythonScopes
 from code_compass.lsp.resolve_tree import TREE_LANGUAGES, TreeScopes
@@ -62,6 +63,7 @@ class SymbolResolver:
         self._on_close: list[Callable[[], None]] = []
         self._foreground = 0  # requests resolving now (background work waits for them)
         self._gc_was_enabled = True
+        self.pacer = CollectionPacer(busy=lambda: self._foreground > 0)
 
     @staticmethod
     def available() -> bool:
@@ -112,6 +114,7 @@ class SymbolResolver:
                 self.tree_scopes(root).warm(rel, language, text)
         except Exception:
             log.exception("warming %s failed", rel)
+        self.pacer.settle()
         if language == "python" and self.available():
             with self._lock:
                 if self._busy is None or self._busy.done():
@@ -237,8 +240,9 @@ class SymbolResolver:
     def foreground(self) -> Iterator[None]:
         """A request is resolving: background resolution pauses meanwhile (a parse on a
         background thread would hold the GIL the request needs), and no garbage collection
-        starts: while the parse caches grow, a full collection walks every cached tree
-        (hundreds of ms on a busy machine) and the request would wait for it."""
+        starts. Once done, what it parsed is frozen (see gc_pacer: full collections would
+        walk every cached tree, and the next request would wait for them)."""
+        self.pacer.touch()
         with self._lock:
             self._foreground += 1
             if self._foreground == 1:
@@ -247,13 +251,18 @@ class SymbolResolver:
         try:
             yield
         finally:
+            self.pacer.touch()
             with self._lock:
                 self._foreground -= 1
-                if self._foreground == 0 and self._gc_was_enabled:
-                    gc.enable()
+                if self._foreground == 0:
+                    self.pacer.settle()
+                    if self._gc_was_enabled:
+                        gc.enable()
 
     def wait_for_foreground(self, timeout: float = 1.0) -> None:
-        """Background work: wait (up to `timeout`) while a request is resolving."""
+        """Background work: wait (up to `timeout`) while a request is resolving. Called
+        between parses, so what the last one cached is frozen here too."""
+        self.pacer.settle()
         deadline = time.perf_counter() + timeout
         while self._foreground and time.perf_counter() < deadline:
             time.sleep(0.002)
@@ -263,6 +272,7 @@ class SymbolResolver:
         self._on_close.append(fn)
 
     def close(self) -> None:
+        self.pacer.close()
         for fn in self._on_close:
             fn()
         if self._lane is not None:

@@ -22,6 +22,15 @@ T = TypeVar("T")
 # a file expected to finish past the deadline is not started.
 BUILD_S_PER_BYTE = 1e-6
 _limits = threading.local()  # this thread's build deadline, and whether it refused a build
+_churn = [0, 0]  # values built, values evicted: by every cache in this process
+_churn_lock = threading.Lock()
+
+
+def churn() -> tuple[int, int]:
+    """(values built, values evicted) so far by every cache: what the collection pacer needs
+    to know (a build leaves new long-lived objects, an eviction cyclic garbage)."""
+    with _churn_lock:
+        return _churn[0], _churn[1]
 
 
 def text_stamp(text: str) -> tuple[str, int, int]:
@@ -94,9 +103,14 @@ class StampedCache(Generic[T]):
             except (OSError, UnicodeDecodeError):
                 return None
         value = build(text)
+        evicted = 0
         with self._lock:
             self._cache[rel] = (stamp, value)
             self._cache.move_to_end(rel)
             while len(self._cache) > self.entries:
                 self._cache.popitem(last=False)
+                evicted += 1
+        with _churn_lock:
+            _churn[0] += 1
+            _churn[1] += evicted
         return value
