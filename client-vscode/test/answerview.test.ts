@@ -221,10 +221,11 @@ describe("conversations across a reload", () => {
 
 describe("answer actions", () => {
   it("prefer the answer's actions over its suggestion labels, and a null filter removes it", () => {
-    const a = recordedAnswer();
+    const a = recorded<Answer>("ask-spelling"); // a misspelled name: a spelling fix, then the definition
     const views = answerActions(a);
     assert.equal(views.length, a.actions.length);
-    assert.equal(views[0].action, "open");
+    assert.deepEqual(views.slice(0, 2).map((v) => v.action), ["ask", "open"]);
+    assert.deepEqual(views.map((v) => v.label), a.actions.map((x) => x.label));
     const none = answerActions({ actions: [{ kind: "scope", label: "Ask again without the language filter", language: null }], suggestions: ["x"] });
     assert.deepEqual(none, [{ label: "Ask again without the language filter", action: "scope", scope: { language: undefined } }]);
     assert.deepEqual(answerActions({ actions: [], suggestions: ["why?"] }), [{ label: "why?", action: "ask", query: "why?" }]);

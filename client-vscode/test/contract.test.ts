@@ -21,6 +21,7 @@ const RECORDED: Record<string, string> = {
   "search-empty": "SearchResult",
   ask: "Answer",
   "ask-refusal": "Answer",
+  "ask-spelling": "Answer",
   status: "StatusResult",
   reindex: "ReindexResult",
   indexState: "IndexStateParams",

@@ -158,6 +158,14 @@ async def test_every_custom_method_answers_as_declared(
         )
         assert refusal["state"] == "FAIL" and refusal["suggestions"], refusal
         check("ask-refusal", refusal, pt.Answer, tmp_path)
+        # A misspelled name: refused without the model, with a spelling fix and the definition
+        # to open, whatever the scores (the client's action tests read this one).
+        spelling = await s.request(
+            "codeCompass/ask", {"question": "How does `compute_discont` work?"}, 60
+        )
+        kinds = [a["kind"] for a in spelling["actions"]]
+        assert spelling["state"] == "FAIL" and "ask" in kinds and "open" in kinds, spelling
+        check("ask-spelling", spelling, pt.Answer, tmp_path)
         status = await s.request("codeCompass/status", {})
         check("status", status, pt.StatusResult, tmp_path)
         reindex = await s.request("codeCompass/reindex", {})
