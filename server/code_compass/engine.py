@@ -323,6 +323,9 @@ class Engine:
         return self.search_service.nearby_terms(query, limit)
 
     # --- status and answers ---
+    def index_unfinished(self) -> bool:
+        return any(p.indexing or p.chunks == 0 for p in self.status().projects)
+
     def embedding_eta_s(self) -> float | None:
         """Seconds until every project's chunks are embedded, when known (answers' meta)."""
         etas = [p.embed_eta_s for p in self.status().projects if p.embed_eta_s is not None]

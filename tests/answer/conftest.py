@@ -158,6 +158,9 @@ class FileSource:
     def projects(self) -> list[str]:
         return list(self.roots)
 
+    def index_unfinished(self) -> bool:
+        return not self.chunks
+
 
 CONFIG_PY = '''\
 """Configuration loading."""

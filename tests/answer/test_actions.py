@@ -37,3 +37,14 @@ def test_a_filter_that_cut_everything_becomes_a_scope_action(source, fake_api, l
     }
     narrow = ask(AskRequest("kubernetes parse_config helm", min_score=0.99), source, llm=llm)
     assert any(a.get("pathPrefix") == "server/" for a in narrow.to_json()["actions"])
+
+
+def test_nothing_found_says_wait_for_indexing_only_while_it_runs(source, fake_api, llm) -> None:
+    question = "how are zookeeper quorum elections retried?"  # no word of it is indexed
+    done = [a["label"] for a in ask(AskRequest(question), source, llm=llm).to_json()["actions"]]
+    assert done[0].startswith("Nothing indexed in this workspace shares these words")
+    assert not any("Indexing is not finished" in label for label in done)
+    source.index_unfinished = lambda: True  # a project still being indexed
+    running = [a["label"] for a in ask(AskRequest(question), source, llm=llm).to_json()["actions"]]
+    assert running[0].startswith("Indexing is not finished")
+    assert not fake_api.message_requests

@@ -81,6 +81,9 @@ class ListSource:
     def projects(self) -> list[str]:
         return ["p"]
 
+    def index_unfinished(self) -> bool:
+        return False
+
 
 # --- validate ------------------------------------------------------------------------------
 

@@ -74,6 +74,7 @@ class Messages:
     searched_nothing: str = ""
     searched_below: str = ""  # {min_score} {score} {where}
     generic: tuple[str, ...] = ()
+    generic_unfinished: str = ""  # first of the generic advice while indexing is not done
     # Labels of the command line's answer footer (cli.py): states and coverage levels are the
     # contract's identifiers (OK, high, ...); these are how they read to a person.
     states: dict[str, str] = field(default_factory=dict)
@@ -151,10 +152,12 @@ EN = Messages(
     searched_nothing="nothing in the index matches these words",
     searched_below=("nothing reached minScore {min_score}; the closest, {where}, scored {score}"),
     generic=(
-        "The index has no matching material yet: run `code-compass index` or wait for "
-        "indexing to finish (see `code-compass status`)",
+        "Nothing indexed in this workspace shares these words: it may not contain this",
         "Name a function, class or file you expect to exist, e.g. in backticks",
         "Check that the workspace folder is the project you mean",
+    ),
+    generic_unfinished=(
+        "Indexing is not finished: ask again once the workspace's status says it is ready"
     ),
 )
 
@@ -252,10 +255,13 @@ PT = Messages(
         "nada alcançou o minScore {min_score}; o mais próximo, {where}, pontuou {score}"
     ),
     generic=(
-        "O índice ainda não tem material correspondente: rode `code-compass index` ou espere "
-        "a indexação terminar (veja `code-compass status`)",
+        "Nada indexado neste workspace tem essas palavras: talvez ele não contenha isso",
         "Cite uma função, classe ou arquivo que você espera que exista, por exemplo entre crases",
         "Confira se a pasta do workspace é o projeto que você quer",
+    ),
+    generic_unfinished=(
+        "A indexação não terminou: pergunte de novo quando o status do workspace disser que "
+        "está pronto"
     ),
     states={"OK": "OK", "PARTIAL": "PARCIAL", "FAIL": "FALHA"},
     coverages={"high": "alta", "medium": "média", "low": "baixa", "none": "nenhuma"},

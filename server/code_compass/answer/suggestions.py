@@ -71,6 +71,13 @@ def _defined(
     return None
 
 
+def _unfinished(source: EvidenceSource) -> bool:
+    try:
+        return source.index_unfinished()
+    except Exception:  # a suggestion must never break the answer
+        return False
+
+
 class _Picks:
     """The suggestions so far: deduplicated by label, at most SUGGESTION_COUNT."""
 
@@ -120,6 +127,8 @@ def build_suggestions(
     for h in probe[1:]:  # 6. the next closest passages, to open
         label = msg.open_passage.format(path=h.path, start=h.start_line, end=h.end_line)
         picks.add(Action(OPEN, label, h.path, h.start_line, h.end_line, h.project or None))
+    if not probe and _unfinished(source):  # nothing found may only mean "not indexed yet"
+        picks.add(Action(INFO, msg.generic_unfinished))
     for generic in msg.generic:  # only when the index had nothing to offer
         picks.add(Action(INFO, generic))
     return picks.items
