@@ -10,8 +10,10 @@ against `protocol.ts`: a field renamed on the server fails here, or there.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import time
 import types as pytypes
 import typing
 from pathlib import Path
@@ -168,14 +170,28 @@ async def test_every_custom_method_answers_as_declared(
         check("ask-spelling", spelling, pt.Answer, tmp_path)
         status = await s.request("codeCompass/status", {})
         check("status", status, pt.StatusResult, tmp_path)
+        ready = await _ready_state(s)  # recorded before the reindex: the same on every run
         reindex = await s.request("codeCompass/reindex", {})
         check("reindex", reindex, pt.ReindexResult, tmp_path)
     deltas = s.seen("codeCompass/answerDelta")
     assert deltas
     check("answerDelta", deltas[0], pt.AnswerDelta, tmp_path)
-    states = s.seen("codeCompass/indexState")
-    assert states
-    check("indexState", states[-1], pt.IndexStateParams, tmp_path)
+    check("indexState", ready, pt.IndexStateParams, tmp_path)
+
+
+async def _ready_state(s: Any, timeout: float = 10.0) -> Any:
+    """The latest indexState notification in which every project is ready."""
+    deadline = time.monotonic() + timeout
+    while True:
+        ready = [
+            st
+            for st in s.seen("codeCompass/indexState")
+            if all(p["state"] == "ready" for p in st["projects"])
+        ]
+        if ready:
+            return ready[-1]
+        assert time.monotonic() < deadline, s.seen("codeCompass/indexState")
+        await asyncio.sleep(0.05)
 
 
 def test_the_checker_rejects_a_renamed_and_a_missing_field() -> None:
