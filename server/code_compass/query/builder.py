@@ -190,7 +190,7 @@ def _word(
 
 def looks_portuguese(word: str) -> bool:
     """A plain word that reads as Portuguese, not as an English loanword: accented, or ending
-    as Portuguese words do ("sentinela", "corrida"; unlike "websocket", "backoff", "pool") and
+    as Portuguese words do ("tramela", "corrida"; unlike "websocket", "backoff", "pool") and
     not one of the English words the lexicon renders to ("paginate", "cache")."""
     if not word.isascii():
         return True

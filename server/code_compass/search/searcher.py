@@ -108,7 +108,7 @@ _PLAIN_WORD = re.compile(r"[a-z]+")
 def scored_text(query: RetrievalQuery, index: TermCounter) -> str:
     """The text the score's word signals and the gate read: the rendering, less the words of a
     translated question that stayed as asked (no lexicon entry), look Portuguese and that no
-    chunk of this index holds. Such a word ("sentinela", "corrida") is Portuguese the lexicon
+    chunk of this index holds. Such a word ("tramela", "ferrolho") is Portuguese the lexicon
     lacks, not a feature the workspace lacks: counted, it made the gate refuse answerable
     Portuguese questions. An English word kept as asked ("websocket", "backoff", "pool") is
     read as in an English question: absent from the index, it is the feature the workspace
