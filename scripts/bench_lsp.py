@@ -119,6 +119,8 @@ class Bench:
         except (AttributeError, OSError):
             return "server RSS: unknown"
         kb = dict(re.findall(r"^(VmRSS|VmHWM):\s+(\d+) kB", status, re.M))
+        if "VmRSS" not in kb or "VmHWM" not in kb:  # not Linux's /proc layout
+            return "server RSS: unknown"
         now, peak = int(kb["VmRSS"]) / 1024, int(kb["VmHWM"]) / 1024
         return f"server RSS {now:.0f} MB (peak {peak:.0f} MB)"
 

@@ -86,10 +86,45 @@ def test_cached_parses_leave_the_collectors_walk_and_idle_reclaims_the_evicted(
 def test_evictions_force_a_reclaim_when_requests_never_pause(workspace: Path) -> None:
     resolver = SymbolResolver()
     resolver.pacer.idle_s = 3600.0
-    resolver.pacer.max_evicted = FILES // 2
+    resolver.pacer.max_evicted = FILES - CACHED  # due once every evicted parse is garbage
     try:
         _resolve_everywhere(resolver, workspace)
         _wait_for_reclaim(resolver, keep_busy=True)
         _evicted_are_collected(workspace)
+    finally:
+        resolver.close()
+
+
+def test_no_reclaim_while_a_request_resolves_and_gc_comes_back_on(workspace: Path) -> None:
+    resolver = SymbolResolver()
+    resolver.pacer.idle_s = 3600.0
+    resolver.pacer.max_evicted = 10**6
+    try:
+        _resolve_everywhere(resolver, workspace)  # 36 evictions, no reclaim yet
+        resolver.pacer.close()  # its thread stops: what is due is only read below
+        resolver.pacer.max_evicted = 1
+        with resolver.foreground():
+            assert resolver.pacer._due() == ""  # evictions are due, but a request runs
+            assert not gc.isenabled()
+        assert resolver.pacer._due() == "evictions"
+        assert gc.isenabled()
+    finally:
+        resolver.close()
+
+
+def test_gc_is_enabled_again_even_if_freezing_fails(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    resolver = SymbolResolver()
+
+    def broken() -> None:
+        raise RuntimeError("cannot start a thread at interpreter shutdown")
+
+    try:
+        _resolve_everywhere(resolver, workspace)
+        monkeypatch.setattr(resolver.pacer, "settle", broken)
+        with pytest.raises(RuntimeError), resolver.foreground():
+            pass
+        assert gc.isenabled()
     finally:
         resolver.close()

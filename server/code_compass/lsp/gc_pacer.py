@@ -10,9 +10,10 @@ Frozen objects are still freed by reference counting, but an evicted parse is cy
 point to their parents, bindings to their module), so it waits for a reclaim: unfreeze,
 collect, freeze again. That runs once no request has resolved and no parse was cached for
 `idle_s` (at most every `_IDLE_EVERY_S`: it walks the whole heap); and, so memory
-stays bounded when requests never pause, regardless of idleness once the caches have evicted
+stays bounded when requests never pause, between two requests once the caches have evicted
 `max_evicted` parses since the last reclaim (a cache's worth), or the frozen heap has grown
-`growth` times past its size after the last reclaim (garbage from elsewhere).
+`growth` times past its size after the last reclaim (garbage from elsewhere). Never while a
+request is resolving.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from code_compass.lsp.stamped_cache import churn
 log = logging.getLogger(__name__)
 
 IDLE_S = 3.0  # no request nor parse for this long: the server is idle, a reclaim may run
-MAX_EVICTED = 256  # parses evicted since the last reclaim that force one (a cache's worth)
 GROWTH = 4.0  # the frozen heap this many times its size after the last reclaim forces one
 _TICK_S = 0.25  # how often the idle check runs
 _SIZE_EVERY_S = 10.0  # how often the frozen heap is counted (a walk of the whole list)
@@ -42,8 +42,8 @@ class CollectionPacer:
     def __init__(
         self,
         busy: Callable[[], bool],
+        max_evicted: int,  # parses evicted since the last reclaim that force one
         idle_s: float = IDLE_S,
-        max_evicted: int = MAX_EVICTED,
         growth: float = GROWTH,
     ) -> None:
         self._busy = busy
@@ -70,7 +70,10 @@ class CollectionPacer:
         built, _ = churn()
         if built == self._built:
             return
-        with self._lock:
+        # A reclaim running now freezes at its end; what it misses, the next settle freezes.
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
             if self._stop.is_set():
                 return
             gc.freeze()
@@ -80,6 +83,8 @@ class CollectionPacer:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="cc-gc-pacer", daemon=True)
                 self._thread.start()
+        finally:
+            self._lock.release()
 
     def reclaim(self, why: str = "asked") -> None:
         """Collect the frozen heap's garbage (evicted parses), then freeze what survives."""
@@ -99,18 +104,19 @@ class CollectionPacer:
         )  # fmt: skip
 
     def close(self) -> None:
+        """Stop the thread; a reclaim it is running finishes first."""
         self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5.0)
 
     def _due(self) -> str:
-        """Why a reclaim should run now ("" when it should not)."""
-        if not self._dirty:
+        """Why a reclaim should run now ("" when it should not). Never while a request is
+        resolving: a reclaim walks the whole heap, and the request would wait for it."""
+        if not self._dirty or self._busy():
             return ""
         now = time.monotonic()
-        if (
-            not self._busy()
-            and now - self._last_activity >= self.idle_s
-            and now - self._reclaimed_at >= _IDLE_EVERY_S
-        ):
+        if now - self._last_activity >= self.idle_s and now - self._reclaimed_at >= _IDLE_EVERY_S:
             return "idle"
         if churn()[1] - self._evicted >= self.max_evicted:
             return "evictions"

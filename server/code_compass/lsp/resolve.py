@@ -34,8 +34,9 @@ from typing import Any
 from code_compass.constants import RESOLVE_BUDGET_S
 from code_compass.lsp.gc_pacer import CollectionPacer
 from code_compass.lsp.resolve_model import Resolution, Target, dedupe, doc_summary
-from code_compass.lsp.resolve_python import PythonScopes
+from code_compass.lsp.resolve_python import MODULE_CACHE_FILES, PythonScopes
 from code_compass.lsp.resolve_tree import TREE_LANGUAGES, TreeScopes
+from code_compass.lsp.resolve_treecache import TREE_CACHE_FILES
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,12 @@ class SymbolResolver:
         self._on_close: list[Callable[[], None]] = []
         self._foreground = 0  # requests resolving now (background work waits for them)
         self._gc_was_enabled = True
-        self.pacer = CollectionPacer(busy=lambda: self._foreground > 0)
+        self._gc_held = False  # gc disabled by foreground() and not re-enabled yet
+        # Past a cache's worth of evicted parses a reclaim is due even without idle time.
+        self.pacer = CollectionPacer(
+            busy=lambda: self._foreground > 0,
+            max_evicted=min(MODULE_CACHE_FILES, TREE_CACHE_FILES),
+        )
 
     @staticmethod
     def available() -> bool:
@@ -245,8 +251,9 @@ class SymbolResolver:
         self.pacer.touch()
         with self._lock:
             self._foreground += 1
-            if self._foreground == 1:
+            if not self._gc_held:  # else a request just ended and has not re-enabled it yet
                 self._gc_was_enabled = gc.isenabled()
+                self._gc_held = True
                 gc.disable()
         try:
             yield
@@ -254,10 +261,18 @@ class SymbolResolver:
             self.pacer.touch()
             with self._lock:
                 self._foreground -= 1
-                if self._foreground == 0:
+                last = self._foreground == 0
+            # Freeze what the request parsed before a collection may start (outside the
+            # lock: the threads waiting on it need not wait for this too).
+            try:
+                if last:
                     self.pacer.settle()
-                    if self._gc_was_enabled:
-                        gc.enable()
+            finally:
+                with self._lock:
+                    if self._foreground == 0 and self._gc_held:
+                        self._gc_held = False
+                        if self._gc_was_enabled:
+                            gc.enable()
 
     def wait_for_foreground(self, timeout: float = 1.0) -> None:
         """Background work: wait (up to `timeout`) while a request is resolving. Called
