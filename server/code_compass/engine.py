@@ -324,7 +324,8 @@ class Engine:
 
     # --- status and answers ---
     def index_unfinished(self) -> bool:
-        return any(p.indexing or p.chunks == 0 for p in self.status().projects)
+        """Some project is being indexed, here or by another process (its status says so)."""
+        return any(p.state == "indexing" for p in self.status().projects)
 
     def embedding_eta_s(self) -> float | None:
         """Seconds until every project's chunks are embedded, when known (answers' meta)."""

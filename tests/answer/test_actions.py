@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from code_compass.answer import AskRequest, ask
 from code_compass.answer.suggestions import is_spelling_fix
+from tests.answer.conftest import FileSource
 
 
 def test_spelling_fixes_are_misspellings_not_unrelated_words() -> None:
@@ -26,6 +27,8 @@ def test_a_refusal_says_what_was_searched_and_offers_actions(source, fake_api, l
     assert first["endLine"] >= first["startLine"]
     assert out["suggestions"] == [a["label"] for a in out["actions"]]  # older clients
     assert not any("minScore to" in a["label"] for a in out["actions"])
+    # Something was found: no advice may say that nothing shares the question's words.
+    assert not any(a["label"].startswith("Nothing indexed") for a in out["actions"])
 
 
 def test_a_filter_that_cut_everything_becomes_a_scope_action(source, fake_api, llm) -> None:
@@ -48,3 +51,12 @@ def test_nothing_found_says_wait_for_indexing_only_while_it_runs(source, fake_ap
     running = [a["label"] for a in ask(AskRequest(question), source, llm=llm).to_json()["actions"]]
     assert running[0].startswith("Indexing is not finished")
     assert not fake_api.message_requests
+
+
+def test_advice_never_says_nothing_matched_next_to_a_match(tmp_path, fake_api, llm) -> None:
+    (tmp_path / "main.py").write_text("def greet(name):\n    return 'hello ' + name\n")
+    one = FileSource({"main": tmp_path}).index()  # a single passage: few concrete picks
+    out = ask(AskRequest("how does greet format farewells?", min_score=0.99), one, llm=llm)
+    labels = [a["label"] for a in out.to_json()["actions"]]
+    assert out.state == "FAIL" and labels[0].startswith("Open `greet` in main.py")
+    assert not any(label.startswith("Nothing indexed") for label in labels), labels

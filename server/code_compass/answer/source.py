@@ -27,6 +27,5 @@ class EvidenceSource(Protocol):
     def projects(self) -> list[str]: ...
 
     def index_unfinished(self) -> bool:
-        """Some project has no indexed chunk yet or is being indexed now (suggestions say
-        "wait for indexing" only then)."""
+        """Some project is being indexed now (suggestions say "wait for indexing" only then)."""
         ...

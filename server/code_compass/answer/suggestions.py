@@ -8,7 +8,8 @@ exist ("ask"). Order of preference: a spelling fix of a code name the question u
 index lacks, the closest match to open, what a filter cut out, where the material is (folder,
 language), names that share words with the question. No guesses between unrelated words: a
 spelling fix keeps the name's first letter and nearly all of its letters; a nearby name must
-share a word with the question. Generic advice ("info") only when the index has nothing.
+share a word with the question. Generic advice ("info") fills the rest; "nothing indexed
+shares these words" (or, while indexing runs, "not finished") only when nothing was found.
 Written in the question's language (answer/messages.py); a Portuguese question's words are
 matched against the index in their English rendering (the query builder's).
 """
@@ -127,9 +128,12 @@ def build_suggestions(
     for h in probe[1:]:  # 6. the next closest passages, to open
         label = msg.open_passage.format(path=h.path, start=h.start_line, end=h.end_line)
         picks.add(Action(OPEN, label, h.path, h.start_line, h.end_line, h.project or None))
-    if not probe and _unfinished(source):  # nothing found may only mean "not indexed yet"
-        picks.add(Action(INFO, msg.generic_unfinished))
-    for generic in msg.generic:  # only when the index had nothing to offer
+    # Generic advice fills what is left. "Nothing shares these words" only when the probe
+    # found nothing, and then "not indexed yet" instead while indexing runs.
+    first, *rest = msg.generic
+    if not probe:
+        picks.add(Action(INFO, msg.generic_unfinished if _unfinished(source) else first))
+    for generic in rest:
         picks.add(Action(INFO, generic))
     return picks.items
 
