@@ -37,8 +37,14 @@ _CAMEL = re.compile(r"[a-z0-9][A-Z]")
 _EDGE_PUNCT = "?!,.;:\"'“”‘’()[]«»…"
 # Backticked code and quoted text (an error message, a label) are kept whole, as written.
 _VERBATIM = re.compile(r"`([^`]*)`|\"([^\"]*)\"|“([^”]*)”")
-# How Portuguese words end (a vowel, a plural, an infinitive, -em/-am), unlike "websocket".
-_PORTUGUESE_ENDING = re.compile(r"(?:[aeiou]s?|[aei]r|[aeiou]m)$")
+# How Portuguese words end once accents are folded (a vowel, a plural, an infinitive, -em/-am,
+# -or, -l, -z: "tramela", "despachador", "portatil"), unlike "websocket" or "backoff".
+_PORTUGUESE_ENDING = re.compile(
+    r"(?:[aeiou]s?|[aei]r|[aeiou]m|or(?:es)?|[aeiou]l|[aeiou]is|[aeiou]z(?:es)?)$"
+)
+# Spellings Portuguese words do not have: k, w, y, or a doubled consonant other than rr/ss
+# ("worker", "cookie", "buffer", "logger": English, whatever they end in).
+_NOT_PORTUGUESE = re.compile(r"[kwy]|([b-df-hj-np-qtv-z])\1")
 # "como" starts a question as "how"; elsewhere it means "like" / "as" and is dropped.
 _QUESTION_OPENERS = {"como": "how"}
 
@@ -189,14 +195,14 @@ def _word(
 
 
 def looks_portuguese(word: str) -> bool:
-    """A plain word that reads as Portuguese, not as an English loanword: accented, or ending
-    as Portuguese words do ("tramela", "corrida"; unlike "websocket", "backoff", "pool") and
-    not one of the English words the lexicon renders to ("paginate", "cache")."""
-    if not word.isascii():
-        return True
+    """A plain word (accents folded or not) that reads as Portuguese, not as an English
+    loanword: it ends as Portuguese words do ("tramela", "portátil"; unlike "websocket",
+    "backoff", "pool"), is spelt as they are (not "worker", "buffer") and is not one of the
+    English words the lexicon renders to ("paginate", "cache")."""
     folded = fold(word)
     return (
         _PORTUGUESE_ENDING.search(folded) is not None
+        and _NOT_PORTUGUESE.search(folded) is None
         and folded not in portuguese_lexicon().english_words
     )
 

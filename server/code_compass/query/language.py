@@ -123,7 +123,4 @@ def _portuguese_word(word: str) -> bool:
 @lru_cache(maxsize=1)
 def _english_words() -> frozenset[str]:
     """Words of the lexicon's English renderings, and one-letter words: English as well."""
-    lexicon = portuguese_lexicon()
-    entries = [*lexicon.words.values(), *(e for g in lexicon.phrases.values() for e in g)]
-    found = {w for e in entries for r in e.english for w in r.split()}
-    return frozenset(found | {"a", "e", "i", "o"})
+    return portuguese_lexicon().english_words | {"a", "e", "i", "o"}
