@@ -41,6 +41,7 @@ class Corpus:
     sha256: str
     exclude: tuple[str, ...] = ()  # archive paths (after the top folder) left out
     members: tuple[tuple[str, str], ...] = ()  # Debian: (archive path, corpus path) pairs
+    fit: bool = True  # its dev half goes into scripts/fit_calibration.py's fit
 
     @property
     def folder(self) -> str:
@@ -59,6 +60,7 @@ def load_corpora(spec: Path = SPEC) -> list[Corpus]:
             sha256=c["sha256"],
             exclude=tuple(c.get("exclude", ())),
             members=tuple(c.get("members", {}).items()),
+            fit=bool(c.get("fit", True)),
         )
         for c in data["corpora"]
     ]

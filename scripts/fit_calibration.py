@@ -105,14 +105,14 @@ def dev_verdicts(
 
 def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
     """Per dev question and model: the gate signals and the shown hits' (z gap, rank, label).
-    `only`: a subset of the corpora (default all)."""
+    `only`: a subset of the corpora (default: those corpora.json does not keep out of the fit)."""
     if split != "dev":
         raise SystemExit(f"refusing to collect the {split} split: the fit reads dev only")
     questions = [json.loads(x) for x in QUESTIONS.read_text().splitlines() if x.strip()]
     graded = dev_verdicts(questions)
     out: list[dict[str, Any]] = []
     for corpus in load_corpora():
-        if only is not None and corpus.name not in only:
+        if (only is None and not corpus.fit) or (only is not None and corpus.name not in only):
             continue
         qs = [q for q in questions if q["corpus"] == corpus.name and q["split"] == split]
         if not qs:
