@@ -8,7 +8,7 @@
 import type { WireLocation } from "./locations";
 import type { Answer, Evidence } from "./protocol";
 import { confidenceScore, locationLabel } from "./render/answer";
-import { coverageName, labelsFor, stateName } from "./render/labels";
+import { type AnswerLabels, coverageName, labelsFor, stateName } from "./render/labels";
 import { answerActions } from "./suggestions";
 
 export type ChatPart =
@@ -100,13 +100,13 @@ function normalise(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-function evidenceLine(ev: Evidence, cited: boolean): ChatPart[] {
+function evidenceLine(ev: Evidence, cited: boolean, labels: AnswerLabels): ChatPart[] {
   const score = Number.isFinite(ev.score) ? ev.score.toFixed(2) : "?";
   const symbol = ev.symbol ? ` ${codeSpan(ev.symbol)}` : "";
   return [
     { kind: "markdown", value: `- ${cited ? "**" : ""}${ev.id}${cited ? "**" : ""} ` },
     { kind: "anchor", location: { path: ev.path, startLine: ev.startLine, endLine: ev.endLine, project: ev.project }, title: locationLabel(ev) },
-    { kind: "markdown", value: `${symbol} · score ${score}\n` },
+    { kind: "markdown", value: `${symbol} · ${labels.score} ${score}\n` },
   ];
 }
 
@@ -116,24 +116,25 @@ function evidenceLine(ev: Evidence, cited: boolean): ChatPart[] {
  */
 export function answerParts(answer: Answer, streamed = ""): ChatPart[] {
   const known = locationsById(answer);
+  const labels = labelsFor(answer);
   const text = answer.answer ?? "";
   const parts: ChatPart[] = [];
   if (!streamed.trim()) {
     parts.push(...textWithAnchors(text, known));
   } else if (normalise(streamed) !== normalise(text)) {
-    parts.push({ kind: "markdown", value: "\n\n---\n\n*After checking the citations against the evidence:*\n\n" });
+    parts.push({ kind: "markdown", value: `\n\n---\n\n*${labels.checkedAgain}*\n\n` });
     parts.push(...textWithAnchors(text, known));
   }
   parts.push({ kind: "markdown", value: `\n\n${statusLine(answer)}\n` });
   const caveats = answer.confidence?.caveats ?? [];
   if (caveats.length) parts.push({ kind: "markdown", value: `\n${caveats.map((c) => `- *${escapeMarkdown(c)}*`).join("\n")}\n` });
   if (answer.searched) parts.push({ kind: "markdown", value: `\n${escapeMarkdown(answer.searched)}\n` });
-  parts.push(...actionParts(answer));
+  parts.push(...actionParts(answer, labels));
   const evidences = answer.evidences ?? [];
   if (evidences.length) {
     const cited = new Set((answer.citations ?? []).map((c) => c.id));
-    parts.push({ kind: "markdown", value: `\n**Evidence (${evidences.length})**\n\n` });
-    for (const ev of evidences) parts.push(...evidenceLine(ev, cited.has(ev.id)));
+    parts.push({ kind: "markdown", value: `\n**${labels.evidence} (${evidences.length})**\n\n` });
+    for (const ev of evidences) parts.push(...evidenceLine(ev, cited.has(ev.id), labels));
     for (const ev of evidences) {
       parts.push({ kind: "reference", location: { path: ev.path, startLine: ev.startLine, endLine: ev.endLine, project: ev.project } });
     }
@@ -145,10 +146,10 @@ export function answerParts(answer: Answer, streamed = ""): ChatPart[] {
  * What the answer offers to do, as chat parts: a location to open is an anchor; a question
  * to ask is also a follow-up button; a scope is listed (the answer view has its button).
  */
-function actionParts(answer: Answer): ChatPart[] {
+function actionParts(answer: Answer, labels: AnswerLabels): ChatPart[] {
   const views = answerActions(answer);
   if (!views.length) return [];
-  const parts: ChatPart[] = [{ kind: "markdown", value: "\n**Try**\n\n" }];
+  const parts: ChatPart[] = [{ kind: "markdown", value: `\n**${labels.actionsTitle}**\n\n` }];
   for (const v of views) {
     if (v.action === "open") {
       parts.push({ kind: "markdown", value: `- ${escapeMarkdown(v.label)} ` });

@@ -62,6 +62,19 @@ describe("answer → chat parts", () => {
     assert.equal(statusLine(pt), "**FALHA · 82** · cobertura nenhuma · profundidade D2 · extrativa (nenhum modelo foi chamado)");
   });
 
+  it("frames the whole answer in the question's language: sections, scores, the re-checked text", () => {
+    const pt = answer({
+      actions: [{ kind: "info", label: "Cite uma função, classe ou arquivo" }],
+      meta: meta({ llmCalled: true, model: "claude", tookMs: 1, contextsUsed: 2, questionLanguage: "pt" }),
+    });
+    const text = markdownOf(answerParts(pt, "um texto transmitido antes da verificação"));
+    assert.match(text, /\*Depois de conferir as citações com as evidências:\*/);
+    assert.match(text, /\*\*Tente\*\*/);
+    assert.match(text, /\*\*Evidências \(2\)\*\*/);
+    assert.match(text, /· pontuação 0\.91/);
+    assert.doesNotMatch(text, /\bEvidence\b|\bTry\b|\bscore\b|After checking/);
+  });
+
   it("shows what was searched and the actions: the closest match as an anchor, the rest as text", () => {
     const refusal = answer({
       state: "FAIL",

@@ -739,7 +739,7 @@ async function main() {
     // response, and count answers in the extension's log.
     const latestResponse = page.locator(".interactive-list .interactive-item-container.interactive-response.chat-most-recent-response");
     const chatAnswers = () => [...extensionLog(cs.ud).matchAll(/@compass (?:answered in conversation (\S+):|failed: (.*))/g)];
-    const STATUS_LINE = /(OK|PARTIAL|AMBIGUOUS|FAIL) · \d{1,3}/;
+    const STATUS_LINE = /(OK|PARTIAL|AMBIGUOUS|FAIL|PARCIAL|AMBÍGUA|FALHA) · \d{1,3}/; // English or Portuguese
     const waitForChatAnswer = async (count) => {
       await waitFor(async () => chatAnswers().length >= count, 60_000, `@compass answer ${count} in the log`);
       const failure = chatAnswers()[count - 1][2];
@@ -810,6 +810,20 @@ async function main() {
       const ids = chatAnswers().map((x) => x[1]);
       if (ids.length !== 3 || new Set(ids).size !== 1) throw new Error(`conversation ids were ${JSON.stringify(ids)}`);
       log(`refusal offered ${closest} closest-match anchor(s); follow-up "${label.slice(0, 80)}" answered; 3 answers in conversation ${ids[0]}`);
+    });
+
+    await check(page, "@compass answers a Portuguese question with Portuguese labels and its evidence", async () => {
+      const response = await askInChat("como é calculada a área de um círculo?", 4);
+      // Its state line and section titles come from the Portuguese catalogue of the client.
+      const PT_STATUS = /(OK|PARCIAL|AMBÍGUA|FALHA) · \d{1,3}[^\n]*cobertura/;
+      let text = "";
+      await waitFor(async () => PT_STATUS.test((text = await response.innerText())) && /Evidências \(\d+\)/.test(text), 15_000, "the Portuguese status line and evidence list").catch(() => undefined);
+      if (!PT_STATUS.test(text) || !/Evidências \(\d+\)/.test(text)) throw new Error(`response was: ${text.slice(0, 400)}`);
+      // The evidence (English code and docs) is listed as anchors to open.
+      let anchors = 0;
+      await waitFor(async () => (anchors = await response.locator("a.chat-inline-anchor-widget").count()) >= 1, 10_000, "an evidence anchor").catch(() => undefined);
+      if (anchors < 1) throw new Error(`no evidence anchor in: ${text.slice(0, 400)}`);
+      log(`@compass (pt): "${PT_STATUS.exec(text)[0]}", ${anchors} anchor(s)`);
     });
   } catch (err) {
     results.push({ name: "setup", ok: false, err });

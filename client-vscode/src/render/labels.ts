@@ -17,6 +17,9 @@ export interface AnswerLabels {
   extractiveStatus: string;
   evidence: string;
   suggestions: string;
+  actionsTitle: string; // the chat's list of what the answer offers to do
+  score: string;
+  checkedAgain: string; // the chat's note before a text the citation check changed
   markedInText: string;
   flags: Readonly<Record<string, string>>;
   unsupported: (n: number) => string;
@@ -33,6 +36,9 @@ export const EN_LABELS: AnswerLabels = {
   extractiveStatus: "extractive (no model was called)",
   evidence: "Evidence",
   suggestions: "Suggestions",
+  actionsTitle: "Try",
+  score: "score",
+  checkedAgain: "After checking the citations against the evidence:",
   markedInText: "marked in the text",
   flags: { unsupported: "unsupported", uncited: "uncited" },
   unsupported: (n) => `${n} sentence${n > 1 ? "s" : ""} not supported by ${n > 1 ? "their" : "its"} citations`,
@@ -49,6 +55,9 @@ const PT: AnswerLabels = {
   extractiveStatus: "extrativa (nenhum modelo foi chamado)",
   evidence: "Evidências",
   suggestions: "Sugestões",
+  actionsTitle: "Tente",
+  score: "pontuação",
+  checkedAgain: "Depois de conferir as citações com as evidências:",
   markedInText: "marcadas no texto",
   flags: { unsupported: "sem suporte", uncited: "sem citação" },
   unsupported: (n) => `${n} frase${n > 1 ? "s" : ""} sem suporte nas citações`,
