@@ -60,3 +60,16 @@ def test_advice_never_says_nothing_matched_next_to_a_match(tmp_path, fake_api, l
     labels = [a["label"] for a in out.to_json()["actions"]]
     assert out.state == "FAIL" and labels[0].startswith("Open `greet` in main.py")
     assert not any(label.startswith("Nothing indexed") for label in labels), labels
+
+
+def test_a_passage_scoring_zero_is_not_called_a_close_match(tmp_path, fake_api, llm) -> None:
+    (tmp_path / "main.py").write_text("def greet(name):\n    return 'hello ' + name\n")
+    one = FileSource({"main": tmp_path}).index()
+    one.fixed_scores = {"greet": 0.001}  # what the gate makes of an absent name's neighbours
+    out = ask(AskRequest("how does greet format farewells?"), one, llm=llm).to_json()
+    opens = [a["label"] for a in out["actions"] if a["kind"] == "open"]
+    assert opens == ["Open main.py:1-2, the nearest indexed passage"], opens
+    one.fixed_scores = {"greet": 0.31}
+    out = ask(AskRequest("how does greet format farewells?"), one, llm=llm).to_json()
+    opens = [a["label"] for a in out["actions"] if a["kind"] == "open"]
+    assert opens == ["Open `greet` in main.py:1-2, the closest match (score 0.31)"], opens

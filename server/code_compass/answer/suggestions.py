@@ -171,16 +171,23 @@ def _closest(picks: _Picks, params: SearchParams, probe: list[SearchHit], msg: M
     if not probe:
         return
     best = probe[0]
+    score = f"{best.score:.2f}"
+    # A "closest match" that scores 0.00 is not close: it is only the nearest passage there is.
+    label = (
+        msg.open_passage.format(path=best.path, start=best.start_line, end=best.end_line)
+        if score == "0.00"
+        else msg.closest_match.format(
+            name=best.symbol or best.path,
+            path=best.path,
+            start=best.start_line,
+            end=best.end_line,
+            score=score,
+        )
+    )
     picks.add(
         Action(
             OPEN,
-            msg.closest_match.format(
-                name=best.symbol or best.path,
-                path=best.path,
-                start=best.start_line,
-                end=best.end_line,
-                score=f"{best.score:.2f}",
-            ),
+            label,
             path=best.path,
             start_line=best.start_line,
             end_line=best.end_line,
