@@ -277,19 +277,21 @@ async function waitForCommandInput(page) {
 async function openFile(page, rel) {
   // Escape closes a hover or peek left by the previous check. On a loaded machine a key of
   // the quick-open sequence was lost while it closed (seen twice in CI): the sequence runs
-  // once more before the check fails.
+  // up to three times before the check fails.
   for (let attempt = 1; ; attempt++) {
     try {
       await page.keyboard.press("Escape");
       await page.keyboard.press("Control+P");
       await page.locator(".quick-input-widget input.input").waitFor({ state: "visible", timeout: 10_000 });
       await page.keyboard.type(rel, { delay: 10 });
-      await page.locator(".quick-input-list .monaco-list-row", { hasText: path.basename(rel) }).first().waitFor({ timeout: 10_000 });
+      // The focused row, not just any row: while the filter catches up with the typing, a
+      // recently opened file is still focused and Enter would open it (seen in CI).
+      await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: path.basename(rel) }).first().waitFor({ timeout: 10_000 });
       await page.keyboard.press("Enter");
       await activeTab(page, path.basename(rel)).waitFor({ timeout: 10_000 });
       return;
     } catch (err) {
-      if (attempt >= 2) throw err;
+      if (attempt >= 3) throw err;
       log(`opening ${rel} failed (${err.message.split("\n")[0]}); trying once more`);
     }
   }
