@@ -39,6 +39,13 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     gc.unfreeze()  # what the pacer froze goes back to the collector for later tests
 
 
+@pytest.fixture
+def resolver() -> Iterator[SymbolResolver]:
+    found = SymbolResolver()
+    yield found
+    found.close()
+
+
 def _ours(root: Path) -> list[ModuleInfo]:
     """This workspace's parses the collector still tracks (frozen ones are not listed)."""
     prefix = "gcmod_"
@@ -70,61 +77,48 @@ def _evicted_are_collected(root: Path) -> None:
 
 
 def test_cached_parses_leave_the_collectors_walk_and_idle_reclaims_the_evicted(
-    workspace: Path,
+    workspace: Path, resolver: SymbolResolver
 ) -> None:
-    resolver = SymbolResolver()
     resolver.pacer.idle_s = 0.3
-    try:
-        _resolve_everywhere(resolver, workspace)
-        assert _ours(workspace) == []  # frozen: a full collection does not walk them
-        _wait_for_reclaim(resolver, keep_busy=False)
-        _evicted_are_collected(workspace)
-    finally:
-        resolver.close()
+    _resolve_everywhere(resolver, workspace)
+    assert _ours(workspace) == []  # frozen: a full collection does not walk them
+    _wait_for_reclaim(resolver, keep_busy=False)
+    _evicted_are_collected(workspace)
 
 
-def test_evictions_force_a_reclaim_when_requests_never_pause(workspace: Path) -> None:
-    resolver = SymbolResolver()
+def test_evictions_force_a_reclaim_when_requests_never_pause(
+    workspace: Path, resolver: SymbolResolver
+) -> None:
     resolver.pacer.idle_s = 3600.0
     resolver.pacer.max_evicted = FILES - CACHED  # due once every evicted parse is garbage
-    try:
-        _resolve_everywhere(resolver, workspace)
-        _wait_for_reclaim(resolver, keep_busy=True)
-        _evicted_are_collected(workspace)
-    finally:
-        resolver.close()
+    _resolve_everywhere(resolver, workspace)
+    _wait_for_reclaim(resolver, keep_busy=True)
+    _evicted_are_collected(workspace)
 
 
-def test_no_reclaim_while_a_request_resolves_and_gc_comes_back_on(workspace: Path) -> None:
-    resolver = SymbolResolver()
+def test_no_reclaim_while_a_request_resolves_and_gc_comes_back_on(
+    workspace: Path, resolver: SymbolResolver
+) -> None:
     resolver.pacer.idle_s = 3600.0
     resolver.pacer.max_evicted = 10**6
-    try:
-        _resolve_everywhere(resolver, workspace)  # 36 evictions, no reclaim yet
-        resolver.pacer.close()  # its thread stops: what is due is only read below
-        resolver.pacer.max_evicted = 1
-        with resolver.foreground():
-            assert resolver.pacer._due() == ""  # evictions are due, but a request runs
-            assert not gc.isenabled()
-        assert resolver.pacer._due() == "evictions"
-        assert gc.isenabled()
-    finally:
-        resolver.close()
+    _resolve_everywhere(resolver, workspace)  # 36 evictions, no reclaim yet
+    resolver.pacer.close()  # its thread stops: what is due is only read below
+    resolver.pacer.max_evicted = 1
+    with resolver.foreground():
+        assert resolver.pacer._due() == ""  # evictions are due, but a request runs
+        assert not gc.isenabled()
+    assert resolver.pacer._due() == "evictions"
+    assert gc.isenabled()
 
 
 def test_gc_is_enabled_again_even_if_freezing_fails(
-    workspace: Path, monkeypatch: pytest.MonkeyPatch
+    workspace: Path, resolver: SymbolResolver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    resolver = SymbolResolver()
-
     def broken() -> None:
         raise RuntimeError("cannot start a thread at interpreter shutdown")
 
-    try:
-        _resolve_everywhere(resolver, workspace)
-        monkeypatch.setattr(resolver.pacer, "settle", broken)
-        with pytest.raises(RuntimeError), resolver.foreground():
-            pass
-        assert gc.isenabled()
-    finally:
-        resolver.close()
+    _resolve_everywhere(resolver, workspace)
+    monkeypatch.setattr(resolver.pacer, "settle", broken)
+    with pytest.raises(RuntimeError), resolver.foreground():
+        pass
+    assert gc.isenabled()
