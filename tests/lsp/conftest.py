@@ -11,7 +11,7 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,15 @@ CAPABILITIES = types.ClientCapabilities(
         code_lens=types.CodeLensClientCapabilities(),
     ),
 )
+
+
+async def poll_until(check: Callable[[], Awaitable[bool]], timeout: float) -> None:
+    """Poll `check` until it holds; fail the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.05)
 
 
 @dataclass

@@ -7,9 +7,7 @@ Push (`didChangeConfiguration` with the settings), pull (`settings: null`, then
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +15,12 @@ import pytest
 from lsprotocol import types
 
 from tests.fakes.fake_anthropic import FakeAnthropic
-from tests.lsp.conftest import Session
+from tests.lsp.conftest import Session, poll_until
 
 QUESTION = {"question": "How is the discount for gold customers computed?"}
 
 
-async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.05)
+eventually = partial(poll_until, timeout=30.0)  # this module's patience
 
 
 def push(s: Session, settings: dict[str, Any]) -> None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,15 +11,9 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from tests.lsp.conftest import Session
+from tests.lsp.conftest import Session, poll_until
 
-
-async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.05)
+eventually = partial(poll_until, timeout=5.0)  # this module's patience
 
 
 async def paths_for(s: Session, query: str, **params: Any) -> set[tuple[str, str]]:
@@ -73,7 +66,7 @@ async def test_folders_added_and_removed_at_run_time(start: Any, alpha: Path, be
         st = await s.request("codeCompass/status", {})
         return any(p["name"] == "beta" and p["state"] == "ready" for p in st["projects"])
 
-    await eventually(beta_ready, 15)
+    await eventually(beta_ready, timeout=15)
     assert ("beta", "weather.py") in await paths_for(s, "zanzibar", project="beta")
 
     s.client.workspace_did_change_workspace_folders(
@@ -89,7 +82,7 @@ async def test_folders_added_and_removed_at_run_time(start: Any, alpha: Path, be
         st = await s.request("codeCompass/status", {})
         return [p["name"] for p in st["projects"]] == ["beta"]
 
-    await eventually(alpha_gone, 15)
+    await eventually(alpha_gone, timeout=15)
     assert await paths_for(s, "compute_discount quokka") == set()
     with pytest.raises(JsonRpcException) as info:
         await s.request("codeCompass/search", {"query": "quokka", "project": "alpha"})
@@ -161,7 +154,7 @@ async def test_unsaved_buffer_is_searchable_and_gone_after_close(start: Any, alp
         return "pricing.py" in await snippets_with(s, "sneaky_platypus_rate")
 
     t0 = time.monotonic()
-    await eventually(found, 5)
+    await eventually(found, timeout=5)
     visible_after = time.monotonic() - t0
     assert path.read_text() == on_disk  # nothing was written to disk
 
@@ -175,7 +168,7 @@ async def test_unsaved_buffer_is_searchable_and_gone_after_close(start: Any, alp
         )
         return h is not None and "pricing.py:3`" in h.contents.value  # type: ignore[union-attr]
 
-    await eventually(hover_knows, 3)
+    await eventually(hover_knows, timeout=3)
 
     s.client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
@@ -184,13 +177,13 @@ async def test_unsaved_buffer_is_searchable_and_gone_after_close(start: Any, alp
     async def gone() -> bool:
         return await snippets_with(s, "sneaky_platypus_rate") == set()
 
-    await eventually(gone, 5)
+    await eventually(gone, timeout=5)
     # Evidence that no longer matches the text is dropped at once; the disk version of
     # the file is indexed again right after.
 
     async def back_to_disk() -> bool:
         return "pricing.py" in await snippets_with(s, "compute_discount")
 
-    await eventually(back_to_disk, 5)
+    await eventually(back_to_disk, timeout=5)
 
     assert visible_after < 2.0

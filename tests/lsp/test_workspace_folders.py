@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-import time
-from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
-from tests.lsp.conftest import WEATHER, Session, write
+from tests.lsp.conftest import WEATHER, Session, poll_until, write
 
-
-async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not await check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.1)
+eventually = partial(poll_until, timeout=20.0)  # this module's patience
 
 
 async def names(s: Session) -> list[str]:
