@@ -192,3 +192,105 @@ async def _ready_state(s: Any) -> Any:
 
     await poll_until(seen, timeout=10.0)
     return ready[-1]
+
+
+def test_the_checker_rejects_a_renamed_and_a_missing_field() -> None:
+    good = {"started": True, "projects": ["a"]}
+    assert shape_errors(good, pt.ReindexResult, "r") == []
+    renamed = {"started": True, "project": ["a"]}
+    errors = shape_errors(renamed, pt.ReindexResult, "r")
+    assert any("undeclared key 'project'" in e for e in errors)
+    assert any("missing key 'projects'" in e for e in errors)
+    assert shape_errors({"started": "yes", "projects": []}, pt.ReindexResult, "r")
+
+
+# -- protocol.ts mirrors the module -----------------------------------------------------
+
+_INTERFACE = re.compile(r"export interface (\w+)(?: extends (\w+))? \{(.*?)\n\}", re.S)
+_FIELD = re.compile(r'^\s{2}(?:"([^"]+)"|(\w+))(\??):', re.M)
+
+
+def ts_interfaces() -> dict[str, dict[str, bool]]:
+    """protocol.ts interfaces: name -> field -> optional (inherited fields included)."""
+    raw: dict[str, tuple[str | None, dict[str, bool]]] = {}
+    for m in _INTERFACE.finditer(PROTOCOL_TS.read_text()):
+        fields = {(f[0] or f[1]): f[2] == "?" for f in _FIELD.findall(m.group(3))}
+        raw[m.group(1)] = (m.group(2), fields)
+
+    def resolve(name: str) -> dict[str, bool]:
+        base, fields = raw[name]
+        return {**(resolve(base) if base in raw else {}), **fields}
+
+    return {name: resolve(name) for name in raw}
+
+
+def test_client_protocol_ts_declares_the_same_fields() -> None:
+    client = ts_interfaces()
+    problems: list[str] = []
+    for td in pt.WIRE_TYPES:
+        name = td.__name__
+        if name not in client:
+            problems.append(f"protocol.ts has no interface {name}")
+            continue
+        declared = {k: k in td.__optional_keys__ for k in _hints(td)}
+        for k, optional in declared.items():
+            if k not in client[name]:
+                problems.append(f"{name}.{k}: in protocol_types.py, not in protocol.ts")
+            elif client[name][k] != optional:
+                problems.append(
+                    f"{name}.{k}: optional={optional} on the server, not in protocol.ts"
+                )
+        problems += [
+            f"{name}.{k}: in protocol.ts, not in protocol_types.py"
+            for k in client[name]
+            if k not in declared
+        ]
+    assert not problems, "\n".join(problems)
+
+
+# -- docs/protocol.md --------------------------------------------------------------------
+
+
+def _section(doc: str, method: str) -> str:
+    start = doc.index(f"### `{method}`") if f"### `{method}`" in doc else doc.index(f"`{method}`")
+    nxt = doc.find("\n### ", start + 4)
+    return doc[start : nxt if nxt > 0 else len(doc)]
+
+
+def _fields(tp: Any, seen: set[str]) -> set[str]:
+    tp = _strip(tp)
+    out: set[str] = set()
+    if _is_typeddict(tp):
+        if tp.__name__ in seen:
+            return out
+        seen.add(tp.__name__)
+        for k, v in _hints(tp).items():
+            out.add(k)
+            out |= _fields(v, seen)
+    for arg in get_args(tp):
+        out |= _fields(arg, seen)
+    return out
+
+
+# A section may describe its fields by pointing at another one ("as in indexState").
+SEE_ALSO = {
+    "codeCompass/status": ("codeCompass/indexState",),
+    "codeCompass/ask": ("codeCompass/search",),
+}
+
+
+def test_docs_protocol_md_names_every_method_and_field() -> None:
+    doc = PROTOCOL_MD.read_text()
+    missing: list[str] = []
+    for method in pt.METHODS:
+        if f"`{method.name}`" not in doc:
+            missing.append(f"{method.name}: not in docs/protocol.md")
+            continue
+        text = "".join(_section(doc, m) for m in (method.name, *SEE_ALSO.get(method.name, ())))
+        for tp in (method.params, method.result):
+            if tp is None:
+                continue
+            for f in sorted(_fields(tp, set())):
+                if f'"{f}"' not in text and f"`{f}`" not in text:
+                    missing.append(f"{method.name}: field {f!r} not in its section")
+    assert not missing, "\n".join(missing)
