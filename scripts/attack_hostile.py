@@ -40,10 +40,10 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from code_compass.answer import AskRequest, LlmConfig, ask
-from code_compass.engine import Engine
-from code_compass.index.parse_pool import PARALLEL_MIN_FILES
-from code_compass.settings import EngineSettings
+from code_compass_server.answer import AskRequest, LlmConfig, ask
+from code_compass_server.engine import Engine
+from code_compass_server.index.parse_pool import PARALLEL_MIN_FILES
+from code_compass_server.settings import EngineSettings
 from fakes.fake_anthropic import FakeAnthropic, evidence_blocks
 from security.conftest import sent_text
 from security.hostile_files import Hostile, hostile_set
@@ -265,7 +265,7 @@ def attack_orphans(
 def _signal_index(ws: Path, store: Path, sig: int, after_s: float, row: Row) -> None:
     mark = uuid.uuid4().hex
     env = {**os.environ, "CODE_COMPASS_ATTACK_RUN": mark}
-    cmd = [sys.executable, "-m", "code_compass", "index", "--no-embed",
+    cmd = [sys.executable, "-m", "code_compass_server", "index", "--no-embed",
            "--workspace", str(ws), "--storage", str(store)]  # fmt: skip
     proc = subprocess.Popen(
         cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True

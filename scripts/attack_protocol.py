@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SERVER = [sys.executable, "-P", "-m", "code_compass", "serve"]
+SERVER = [sys.executable, "-P", "-m", "code_compass_server", "serve"]
 ANSWER_WAIT_S = 10.0
 BUFFER_BYTES = 1_000_000  # under the default index size limit: each one is really indexed
 

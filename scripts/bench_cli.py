@@ -163,7 +163,7 @@ def main() -> None:
     )
     ap.add_argument("--compare", type=Path, help="PYTHONPATH of the code to compare against")
     args = ap.parse_args()
-    cc = [args.code_compass]
+    cc = [args.code_compass_server]
     print(f"code-compass: {cc[0]}  PYTHONPATH={os.environ.get('PYTHONPATH', '')}")
     for name in args.corpora.split(","):
         bench(name.strip(), cc, args.runs, args.build, args.compare)

@@ -14,13 +14,13 @@ import statistics
 import time
 from pathlib import Path
 
-from code_compass.constants import DEPTH_CLASSIFY_BUDGET_MS
-from code_compass.depth.classifier import classify
-from code_compass.depth.conversation import ConversationStore
-from code_compass.depth.evaluation import load_dataset
-from code_compass.depth.pack import build_pack
-from code_compass.depth.retrieval_plan import plan_for
-from code_compass.records import SearchHit
+from code_compass_server.constants import DEPTH_CLASSIFY_BUDGET_MS
+from code_compass_server.depth.classifier import classify
+from code_compass_server.depth.conversation import ConversationStore
+from code_compass_server.depth.evaluation import load_dataset
+from code_compass_server.depth.pack import build_pack
+from code_compass_server.depth.retrieval_plan import plan_for
+from code_compass_server.records import SearchHit
 
 DATASET = Path(__file__).resolve().parent.parent / "eval" / "depth" / "dataset.jsonl"
 

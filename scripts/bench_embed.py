@@ -27,11 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from code_compass.embed.cache import EmbeddingCache
-from code_compass.embed.model import Embedder
-from code_compass.embed.split import split_for_embedding
-from code_compass.embed.vectors import VectorItem, VectorStore
-from code_compass.embed.worker import EmbeddingWorker, PendingChunk
+from code_compass_server.embed.cache import EmbeddingCache
+from code_compass_server.embed.model import Embedder
+from code_compass_server.embed.split import split_for_embedding
+from code_compass_server.embed.vectors import VectorItem, VectorStore
+from code_compass_server.embed.worker import EmbeddingWorker, PendingChunk
 
 REPO = Path(__file__).resolve().parents[1]
 DJANGO = "5.2.8"
@@ -70,7 +70,7 @@ def django_dir(cache: Path) -> Path:
 
 def django_chunks(root: Path) -> list[PendingChunk]:
     """Chunks of Django's .py files, by the project's chunker."""
-    from code_compass.index.chunk import SkipFile, parse_file
+    from code_compass_server.index.chunk import SkipFile, parse_file
 
     out: list[PendingChunk] = []
     for path in sorted((root / "django").rglob("*.py")):

@@ -21,10 +21,10 @@ import tantivy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchdata import django_source
-from code_compass.constants import TANTIVY_WRITER_HEAP, TANTIVY_WRITER_THREADS
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
-from code_compass.validation import validate_search
+from code_compass_server.constants import TANTIVY_WRITER_HEAP, TANTIVY_WRITER_THREADS
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
+from code_compass_server.validation import validate_search
 
 
 def pct(values: list[float], p: float) -> float:
@@ -51,8 +51,8 @@ def ours_lexical_only(
 ) -> tuple[float, float]:
     """Our Tantivy schema on the same chunks, nothing else: (seconds computing the code-aware
     terms, which the pipeline does in its parse workers; seconds of the Tantivy writer stage)."""
-    from code_compass.index.lexical import LexicalDoc, LexicalIndex
-    from code_compass.index.tokens import code_terms, path_terms, symbol_terms
+    from code_compass_server.index.lexical import LexicalDoc, LexicalIndex
+    from code_compass_server.index.tokens import code_terms, path_terms, symbol_terms
 
     t0 = time.perf_counter()
     docs = [

@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchdata import django_source
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
-from code_compass.validation import validate_search
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
+from code_compass_server.validation import validate_search
 
 
 def say(msg: str) -> None:

@@ -44,11 +44,11 @@ from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchdata import django_source, flask_source
-from code_compass.lsp.server import converter_factory
+from code_compass_server.lsp.server import converter_factory
 
 # This interpreter, so the server runs the code PYTHONPATH points at (a worktree's too);
 # -P as the clients start it: the corpus's own top-level packages cannot shadow ours.
-SERVER = [sys.executable, "-P", "-m", "code_compass", "serve"]
+SERVER = [sys.executable, "-P", "-m", "code_compass_server", "serve"]
 CORPORA: dict[str, tuple[Callable[[], Path], str]] = {
     "django": (django_source, "django"),  # (source tree, package folder inside it)
     "flask": (flask_source, "src/flask"),

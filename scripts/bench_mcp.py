@@ -201,7 +201,15 @@ async def run(args: argparse.Namespace) -> None:
     env.setdefault("CODE_COMPASS_MODEL_DIR", str(ROOT / "models" / "build"))
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "code_compass", "mcp", "--workspace", str(ws), "--storage", str(storage)],
+        args=[
+            "-m",
+            "code_compass_server",
+            "mcp",
+            "--workspace",
+            str(ws),
+            "--storage",
+            str(storage),
+        ],
         env=env,
     )
     try:

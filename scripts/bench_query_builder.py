@@ -36,9 +36,9 @@ SAMPLE = [
     ("en", "How does Flask load configuration from environment variables?"),
 ]
 
-from code_compass.query import builder  # noqa: E402
-from code_compass.query.cognates import candidates  # noqa: E402
-from code_compass.query.lexicon import _lemmas, portuguese_lexicon  # noqa: E402
+from code_compass_server.query import builder  # noqa: E402
+from code_compass_server.query.cognates import candidates  # noqa: E402
+from code_compass_server.query.lexicon import _lemmas, portuguese_lexicon  # noqa: E402
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -98,10 +98,10 @@ def bench_fit(qs: list[str], index: builder.Vocabulary, rounds: int) -> None:
 def bench_search(
     questions: list[tuple[str, str]], corpus: Path, storage: Path, rounds: int
 ) -> None:
-    from code_compass.engine import Engine
-    from code_compass.records import SearchParams
-    from code_compass.search import searcher
-    from code_compass.settings import EngineSettings
+    from code_compass_server.engine import Engine
+    from code_compass_server.records import SearchParams
+    from code_compass_server.search import searcher
+    from code_compass_server.settings import EngineSettings
 
     engine = Engine.open(storage, EngineSettings())
     try:

@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from code_compass.engine import Engine
-from code_compass.index.job_records import BufferUpdate, IndexEvent
-from code_compass.settings import EngineSettings
+from code_compass_server.engine import Engine
+from code_compass_server.index.job_records import BufferUpdate, IndexEvent
+from code_compass_server.settings import EngineSettings
 
 
 def workspace(root: Path, n_files: int) -> Path:

@@ -27,18 +27,18 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "eval" / "search"))
 
 from benchdata import CACHE, django_source  # noqa: E402
-from code_compass.constants import SEARCH_CANDIDATE_POOL  # noqa: E402
-from code_compass.embed.model import Embedder  # noqa: E402
-from code_compass.embed.project_link import store_id, to_pending  # noqa: E402
-from code_compass.embed.vectors import VectorItem, VectorStore  # noqa: E402
-from code_compass.embed.worker import EmbeddingWorker  # noqa: E402
-from code_compass.engine import Engine  # noqa: E402
-from code_compass.index.project import Project  # noqa: E402
-from code_compass.records import SearchParams  # noqa: E402
-from code_compass.search.candidates import Candidate  # noqa: E402
-from code_compass.search.fusion import fuse  # noqa: E402
-from code_compass.search.searcher import lexical_candidates  # noqa: E402
-from code_compass.search.semantic import semantic_candidates  # noqa: E402
+from code_compass_server.constants import SEARCH_CANDIDATE_POOL  # noqa: E402
+from code_compass_server.embed.model import Embedder  # noqa: E402
+from code_compass_server.embed.project_link import store_id, to_pending  # noqa: E402
+from code_compass_server.embed.vectors import VectorItem, VectorStore  # noqa: E402
+from code_compass_server.embed.worker import EmbeddingWorker  # noqa: E402
+from code_compass_server.engine import Engine  # noqa: E402
+from code_compass_server.index.project import Project  # noqa: E402
+from code_compass_server.records import SearchParams  # noqa: E402
+from code_compass_server.search.candidates import Candidate  # noqa: E402
+from code_compass_server.search.fusion import fuse  # noqa: E402
+from code_compass_server.search.searcher import lexical_candidates  # noqa: E402
+from code_compass_server.search.semantic import semantic_candidates  # noqa: E402
 
 OUT = CACHE / "bench-search"
 

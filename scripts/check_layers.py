@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check who may import whom: the server's packages and the client's pure modules.
 
-The server (`server/code_compass`) is cut into units: each package (`index/`, `search/`, …) and
+The server (`server/code_compass_server`) is cut into units: each package (`index/`, …) and
 each top-level module (`engine.py`, `cli.py`, …). `ALLOWED` below says which units each unit may
 import; every `import` in the source counts, including imports inside functions and under
 `TYPE_CHECKING`. `INNER` adds finer rules inside a package. In the client, the pure modules
@@ -23,7 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGE = "code_compass"
+PACKAGE = "code_compass_server"
 REPO = Path(__file__).resolve().parent.parent
 
 # Shared leaves: records, limits, errors and the JSON-lines log writer every layer may use.
@@ -131,7 +131,7 @@ def module_name(path: Path, server: Path) -> str:
 
 
 def unit_of(module: str) -> str | None:
-    """`code_compass.index.scan` -> `index`; `code_compass` -> `__init__`; other -> None."""
+    """`<pkg>.index.scan` -> `index`; `<pkg>` -> `__init__`; other -> None."""
     parts = module.split(".")
     if parts[0] != PACKAGE:
         return None
@@ -155,7 +155,7 @@ def imports(path: Path, server: Path) -> list[Edge]:
                 target = ".".join([*base, node.module] if node.module else base)
             else:
                 target = node.module or ""
-            if target == PACKAGE:  # `from code_compass import engine` names submodules
+            if target == PACKAGE:  # `from code_compass_server import engine` names submodules
                 for a in node.names:
                     sub = server / PACKAGE / a.name
                     named = f"{PACKAGE}.{a.name}"
@@ -211,7 +211,7 @@ def check_client(client_src: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--server", type=Path, default=REPO / "server", help="holds code_compass/")
+    ap.add_argument("--server", type=Path, default=REPO / "server", help="holds the package")
     ap.add_argument("--client", type=Path, default=REPO / "client-vscode" / "src")
     ap.add_argument("--quiet", action="store_true", help="violations only")
     args = ap.parse_args(argv)

@@ -37,15 +37,15 @@ from lsprotocol import types
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lsp import Bench, pct
 from benchdata import flask_source
-from code_compass.engine import Engine
-from code_compass.index.languages import language_for
-from code_compass.lsp.code_names import code_columns_in
-from code_compass.lsp.features.codelens import lens_references
-from code_compass.lsp.features.evidence import Subject
-from code_compass.lsp.lens_usages import UsageResolver
-from code_compass.lsp.resolve import SymbolResolver
-from code_compass.records import SymbolDef
-from code_compass.settings import EngineSettings
+from code_compass_server.engine import Engine
+from code_compass_server.index.languages import language_for
+from code_compass_server.lsp.code_names import code_columns_in
+from code_compass_server.lsp.features.codelens import lens_references
+from code_compass_server.lsp.features.evidence import Subject
+from code_compass_server.lsp.lens_usages import UsageResolver
+from code_compass_server.lsp.resolve import SymbolResolver
+from code_compass_server.records import SymbolDef
+from code_compass_server.settings import EngineSettings
 from eval_symbols import rxjs_source
 
 TITLE = re.compile(r"(\d+) doc references? · (\d+) usages?(?: · (\d+) by name)?")

@@ -2,8 +2,8 @@
 """Check that docs/rules.md points at code and tests that exist.
 
 Reads the rule table of docs/rules.md. In its "where in code" column every `module::symbol`
-(module under server/code_compass/, symbol a top-level name or `Class.member`) must be defined
-there, not merely imported;
+(module under server/code_compass_server/, symbol a top-level name or `Class.member`) must
+be defined there, not merely imported;
 a bare `NAME` after one belongs to the same module, a bare `pkg.module` must be a module. In its
 "test" column every `tests/...py::test_name` must be a test function of that file and every
 `scripts/...` path must exist. Text in parentheses is commentary and is not checked.
@@ -65,7 +65,7 @@ def parse(path: Path) -> ast.Module | None:
 
 
 def module_file(server: Path, module: str) -> Path | None:
-    base = server / "code_compass" / Path(*module.split("."))
+    base = server / "code_compass_server" / Path(*module.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
             return candidate

@@ -138,7 +138,7 @@ def build(e5: E5File, dest: Path) -> Path:
     """The int8 ONNX model of `e5` at `dest` (built once; reused when present)."""
     if dest.exists():
         return dest
-    from code_compass.embed.build import build_onnx
+    from code_compass_server.embed.build import build_onnx
 
     c = e5.config
     with tempfile.TemporaryDirectory(prefix="e5-onnx-") as tmp:

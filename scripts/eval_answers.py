@@ -7,7 +7,7 @@ whether all citations were valid; then a summary table:
 
 "Refused" = the pipeline did not call the LLM (no evidence above minScore, or a blocking
 rule such as a named symbol that exists nowhere). "Citations valid" = nothing removed, no
-invented path, at least one citation. Needs `code_compass.engine.Engine`.
+invented path, at least one citation. Needs `code_compass_server.engine.Engine`.
 
 `--kinds` runs eval/answers/kinds.jsonl instead: questions about a real repository (flask:
 `scripts/fetch_corpora.py --only flask`, then `--workspace bench-data/corpora/flask-3.1.3`),
@@ -32,10 +32,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the fake server lives with the tests
 
-from code_compass.answer import AskRequest, LlmConfig, ask  # noqa: E402
-from code_compass.engine import Engine  # noqa: E402
-from code_compass.index.scan import ScanSettings  # noqa: E402
-from code_compass.settings import EngineSettings  # noqa: E402
+from code_compass_server.answer import AskRequest, LlmConfig, ask  # noqa: E402
+from code_compass_server.engine import Engine  # noqa: E402
+from code_compass_server.index.scan import ScanSettings  # noqa: E402
+from code_compass_server.settings import EngineSettings  # noqa: E402
 from fakes.fake_anthropic import FakeAnthropic, Reply  # noqa: E402
 
 

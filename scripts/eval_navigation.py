@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from code_compass.constants import DEFAULT_MIN_SCORE  # noqa: E402
+from code_compass_server.constants import DEFAULT_MIN_SCORE  # noqa: E402
 from eval_realqa import TOP_K, batch_search, index_summary, storage_for  # noqa: E402
 from fetch_corpora import load_corpora  # noqa: E402
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Portuguese vs English retrieval on the realistic question set (eval/realqa), with and without
-the query builder (code_compass/query: lexicon rewrite of non-English questions).
+the query builder (code_compass_server/query: lexicon rewrite of non-English questions).
 
     .venv/bin/python scripts/eval_query_builder.py [--split dev|test|both] [--builder on|off]
         [--cognates on|off] [--holdout] [--corpora flask,django] [--lexical django]
@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from code_compass.validation import validate_search  # noqa: E402
+from code_compass_server.validation import validate_search  # noqa: E402
 from eval_realqa import TOP_K, Hit, Result, fmt, relevant, summarize  # noqa: E402
 from fetch_corpora import Corpus, load_corpora  # noqa: E402
 from realqa_corpus import load_questions, open_corpus  # noqa: E402
@@ -43,22 +43,22 @@ FIGURES = ("n_answerable", "n_unanswerable", "mrr10", "r5", "kept", "unanswerabl
 
 def disable_builder() -> None:
     """The searcher as it was before the query builder: the question goes in as written."""
-    from code_compass.query.builder import passthrough
-    from code_compass.search import searcher
+    from code_compass_server.query.builder import passthrough
+    from code_compass_server.search import searcher
 
     searcher.build_query = passthrough  # type: ignore[attr-defined]
 
 
 def disable_cognates() -> None:
     """The lexicon rendering only: words it lacks stay as asked in every workspace."""
-    from code_compass.search import searcher
+    from code_compass_server.search import searcher
 
     searcher.fit_to_index = lambda query, _index: query  # type: ignore[attr-defined]
 
 
 def hold_out(questions: list[dict[str, object]]) -> int:
     """Remove the content-word entries the Portuguese questions use (see the module doc)."""
-    from code_compass.query import builder, language, lexicon
+    from code_compass_server.query import builder, language, lexicon
 
     lex = lexicon.portuguese_lexicon()
     used: set[tuple[str, ...]] = set()
@@ -68,7 +68,11 @@ def hold_out(questions: list[dict[str, object]]) -> int:
                 entry = lex.lookup(lexicon.fold(word))
                 if entry is not None and entry.english:
                     used.add(entry.words)
-    text = resources.files("code_compass.query").joinpath(lexicon.LEXICON_FILE).read_text("utf-8")
+    text = (
+        resources.files("code_compass_server.query")
+        .joinpath(lexicon.LEXICON_FILE)
+        .read_text("utf-8")
+    )
     content = text[text.index("# --- verbs") :]  # the function words come before
     held = {e.words for e in lexicon.parse_lexicon(content)} & used
     parse = lexicon.parse_lexicon

@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT / "eval" / "realqa"))
 
 from grade import GRADED, GRADED_TEST, block_of, graded_answers, load_graded  # noqa: E402
 
-from code_compass.constants import DEFAULT_MIN_SCORE  # noqa: E402
+from code_compass_server.constants import DEFAULT_MIN_SCORE  # noqa: E402
 from fetch_corpora import Corpus, corpus_dir, fetch, load_corpora  # noqa: E402
 
 QUESTIONS = ROOT / "eval" / "realqa" / "questions.jsonl"
@@ -57,7 +57,7 @@ STORAGE = ROOT / "bench-data" / "realqa" / "storage"
 TOP_K = 10
 MIN_SCORE = DEFAULT_MIN_SCORE
 BINS = 10
-CLI = [sys.executable, "-m", "code_compass"]
+CLI = [sys.executable, "-m", "code_compass_server"]
 
 
 # --- data --------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "eval" / "search"))
 import devset  # noqa: E402
 import harness  # noqa: E402
 
-from code_compass.constants import (  # noqa: E402
+from code_compass_server.constants import (  # noqa: E402
     DEFAULT_MIN_SCORE,
     SEARCH_ANSWER_WEIGHTS,
     SEARCH_CANDIDATE_POOL,
@@ -39,13 +39,13 @@ from code_compass.constants import (  # noqa: E402
     SEARCH_THRESHOLD,
     SEARCH_WEIGHTS,
 )
-from code_compass.engine import Engine  # noqa: E402
-from code_compass.records import SearchParams  # noqa: E402
-from code_compass.search.calibration import relevance, score_candidates  # noqa: E402
-from code_compass.search.candidates import Candidate  # noqa: E402
-from code_compass.search.fusion import diversify, fuse, merge  # noqa: E402
-from code_compass.search.searcher import lexical_candidates  # noqa: E402
-from code_compass.search.signals import (  # noqa: E402
+from code_compass_server.engine import Engine  # noqa: E402
+from code_compass_server.records import SearchParams  # noqa: E402
+from code_compass_server.search.calibration import relevance, score_candidates  # noqa: E402
+from code_compass_server.search.candidates import Candidate  # noqa: E402
+from code_compass_server.search.fusion import diversify, fuse, merge  # noqa: E402
+from code_compass_server.search.searcher import lexical_candidates  # noqa: E402
+from code_compass_server.search.signals import (  # noqa: E402
     FEATURES,
     QUERY_SIGNALS,
     query_info,

@@ -47,30 +47,30 @@ sys.path.insert(0, str(ROOT / "eval" / "realqa"))
 
 from grade import GRADED, block_of, graded_answers, load_graded  # noqa: E402
 
-from code_compass.constants import NAME_EXACT_SCORE, SEARCH_CANDIDATE_POOL  # noqa: E402
-from code_compass.engine import Engine  # noqa: E402
-from code_compass.index.project import Project  # noqa: E402
-from code_compass.records import SearchParams  # noqa: E402
-from code_compass.search import calibration  # noqa: E402
-from code_compass.search.calibration import (  # noqa: E402
+from code_compass_server.constants import NAME_EXACT_SCORE, SEARCH_CANDIDATE_POOL  # noqa: E402
+from code_compass_server.engine import Engine  # noqa: E402
+from code_compass_server.index.project import Project  # noqa: E402
+from code_compass_server.records import SearchParams  # noqa: E402
+from code_compass_server.search import calibration  # noqa: E402
+from code_compass_server.search.calibration import (  # noqa: E402
     FIRST_SIGNALS,
     HIT_SIGNALS,
     first_signals,
     hit_signals,
     list_evidence,
 )
-from code_compass.search.candidates import Candidate  # noqa: E402
-from code_compass.search.fusion import diversify, merge  # noqa: E402
-from code_compass.search.gate import GATE_SIGNALS, question_terms  # noqa: E402
-from code_compass.search.names import QueryNames, definitions, place, query_names  # noqa: E402
-from code_compass.search.searcher import (  # noqa: E402
+from code_compass_server.search.candidates import Candidate  # noqa: E402
+from code_compass_server.search.fusion import diversify, merge  # noqa: E402
+from code_compass_server.search.gate import GATE_SIGNALS, question_terms  # noqa: E402
+from code_compass_server.search.names import QueryNames, definitions, place, query_names  # noqa: E402
+from code_compass_server.search.searcher import (  # noqa: E402
     lexical_candidates,
     retrieval_query,
     scored_text,
 )
-from code_compass.search.signals import query_info  # noqa: E402
-from code_compass.settings import EngineSettings  # noqa: E402
-from code_compass.validation import validate_search  # noqa: E402
+from code_compass_server.search.signals import query_info  # noqa: E402
+from code_compass_server.settings import EngineSettings  # noqa: E402
+from code_compass_server.validation import validate_search  # noqa: E402
 from eval_realqa import QUESTIONS, TOP_K, relevant, storage_for  # noqa: E402
 from fetch_corpora import corpus_dir, load_corpora  # noqa: E402
 

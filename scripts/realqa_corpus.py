@@ -14,8 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from code_compass.engine import Engine  # noqa: E402
-from code_compass.settings import EngineSettings  # noqa: E402
+from code_compass_server.engine import Engine  # noqa: E402
+from code_compass_server.settings import EngineSettings  # noqa: E402
 from eval_realqa import QUESTIONS, storage_for  # noqa: E402
 from fetch_corpora import Corpus, corpus_dir, fetch  # noqa: E402
 

@@ -10,12 +10,12 @@ that something really reads it; if nothing does, delete it instead.
 
 from typing import Any
 
-from code_compass.cli import _Parser
-from code_compass.depth.depth_log import DecisionRecord
-from code_compass.index import parse_pool
-from code_compass.index.summary import IndexProgress
-from code_compass.lsp.protocol import CodeCompassProtocol
-from code_compass.lsp.server import CodeCompassServer
+from code_compass_server.cli import _Parser
+from code_compass_server.depth.depth_log import DecisionRecord
+from code_compass_server.index import parse_pool
+from code_compass_server.index.summary import IndexProgress
+from code_compass_server.lsp.protocol import CodeCompassProtocol
+from code_compass_server.lsp.server import CodeCompassServer
 
 _: Any = None  # stands for another library's object: vulture matches attribute names only
 

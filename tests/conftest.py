@@ -12,9 +12,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from code_compass.answer import LlmConfig
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
+from code_compass_server.answer import LlmConfig
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
 from tests.fakes.fake_anthropic import FakeAnthropic
 
 

@@ -7,8 +7,8 @@ import json
 import threading
 from pathlib import Path
 
-from code_compass.answer.service import AskService
-from code_compass.jsonl_log import RotatingJsonl
+from code_compass_server.answer.service import AskService
+from code_compass_server.jsonl_log import RotatingJsonl
 
 
 def _lines(path: Path) -> list[dict[str, object]]:

@@ -35,21 +35,25 @@ def test_the_checker_catches_each_kind_of_violation(tmp_path: Path) -> None:
     server = fake_tree(
         tmp_path / "server",
         {
-            "code_compass/__init__.py": "",
-            "code_compass/engine.py": "from code_compass.index.scan import x\n",
+            "code_compass_server/__init__.py": "",
+            "code_compass_server/engine.py": "from code_compass_server.index.scan import x\n",
             # the index importing a front door, lazily and only for typing: still forbidden
-            "code_compass/index/__init__.py": "",
-            "code_compass/index/scan.py": (
+            "code_compass_server/index/__init__.py": "",
+            "code_compass_server/index/scan.py": (
                 "from typing import TYPE_CHECKING\n"
                 "if TYPE_CHECKING:\n"
-                "    from code_compass.lsp.server import CodeCompassServer\n"
+                "    from code_compass_server.lsp.server import CodeCompassServer\n"
                 "def f():\n"
                 "    from ..engine import Engine\n"
             ),
-            "code_compass/index/chunk/__init__.py": "from code_compass.index.catalog import C\n",
-            "code_compass/lsp/__init__.py": "",
-            "code_compass/lsp/server.py": "import code_compass.engine\n",
-            "code_compass/newthing/__init__.py": "from code_compass import constants\n",
+            "code_compass_server/index/chunk/__init__.py": (
+                "from code_compass_server.index.catalog import C\n"
+            ),
+            "code_compass_server/lsp/__init__.py": "",
+            "code_compass_server/lsp/server.py": "import code_compass_server.engine\n",
+            "code_compass_server/newthing/__init__.py": (
+                "from code_compass_server import constants\n"
+            ),
         },
     )
     client = fake_tree(
@@ -64,7 +68,7 @@ def test_the_checker_catches_each_kind_of_violation(tmp_path: Path) -> None:
     assert result.returncode == 1, out
     assert "index must not import lsp" in out
     assert "index must not import engine" in out  # relative import resolved
-    assert "code_compass.index.chunk imports code_compass.index.catalog" in out
+    assert "code_compass_server.index.chunk imports code_compass_server.index.catalog" in out
     assert "unit 'newthing' is not in ALLOWED" in out
     assert "render/answer.ts:1: pure module imports vscode" in out
     assert "server.ts" not in out.replace("render/answer.ts", "")

@@ -24,13 +24,13 @@ def test_every_reference_in_the_rules_table_resolves() -> None:
 
 
 def test_the_checker_catches_missing_symbols_members_and_tests(tmp_path: Path) -> None:
-    server = tmp_path / "server" / "code_compass"
+    server = tmp_path / "server" / "code_compass_server"
     (server / "answer").mkdir(parents=True)
     (server / "__init__.py").write_text("")
     (server / "answer" / "__init__.py").write_text("")
     (server / "constants.py").write_text("A = 1\nif True:\n    B = 2\n")
     (server / "answer" / "verify.py").write_text(
-        "from code_compass.constants import A\n"
+        "from code_compass_server.constants import A\n"
         "class V:\n    x: int\n    def __init__(self):\n        self.y = 1\n"
         "def verify():\n    pass\n"
     )

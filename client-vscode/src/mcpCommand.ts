@@ -8,7 +8,7 @@ export const SERVE_SUBCOMMAND = "serve";
 export const MCP_SUBCOMMAND = "mcp";
 
 /**
- * `<python> -m code_compass serve` → `<python> -m code_compass mcp --workspace A --workspace B --storage S`.
+ * `<python> -m code_compass_server serve` → `<python> -m code_compass_server mcp --workspace A --workspace B --storage S`.
  * Options after `serve` belong to the language server and are dropped. Undefined when the
  * command has no `serve` word (a custom override this cannot safely rewrite) or no workspace.
  */

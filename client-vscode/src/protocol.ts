@@ -1,6 +1,6 @@
 /**
  * The Code Compass JSON-RPC protocol, as the client sees it. It mirrors the server's
- * declaration, server/code_compass/lsp/protocol_types.py, interface for interface and field
+ * declaration, server/code_compass_server/lsp/protocol_types.py, interface for interface and field
  * for field (tests/lsp/test_protocol_contract.py checks the names; test/contract.test.ts
  * checks responses recorded from the real server against these types). See docs/protocol.md.
  * No vscode import: this file is shared by pure modules and tests.

@@ -2,7 +2,7 @@
  * Finds the Python that runs the server and makes sure the server package is importable:
  * CODE_COMPASS_SERVER_CMD (development/e2e) > codeCompass.server.pythonPath (trusted
  * workspaces only) > the Python extension's active interpreter > python3 on PATH.
- * If the chosen Python lacks `code_compass`, a private venv in globalStorage gets it via pip.
+ * If the chosen Python lacks `code_compass_server`, a private venv in globalStorage gets it via pip.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -79,7 +79,7 @@ async function explainBadPython(python: string, found: string | undefined): Prom
 }
 
 async function importsServer(python: string): Promise<boolean> {
-  return (await run(python, ["-c", "import code_compass"])).code === 0;
+  return (await run(python, ["-c", "import code_compass_server"])).code === 0;
 }
 
 /** Create (or reuse) the private venv and pip-install the server into it, with a progress notification. */

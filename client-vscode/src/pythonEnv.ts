@@ -38,5 +38,5 @@ export interface ServerCommand {
 /** `-P` (Python >= 3.11, which the server requires): the folder the editor starts it in is not put
  * on `sys.path`, so a workspace's own `mcp/` or `pygls/` package cannot shadow a dependency. */
 export function serverCommandFor(python: string): ServerCommand {
-  return { command: python, args: ["-P", "-m", "code_compass", "serve"] };
+  return { command: python, args: ["-P", "-m", "code_compass_server", "serve"] };
 }

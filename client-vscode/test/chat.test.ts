@@ -222,7 +222,7 @@ describe("MCP server command", () => {
   it("swaps serve for mcp and passes every workspace folder and the index storage", () => {
     assert.deepEqual(mcpCommandFor(serverCommandFor("/py"), ["/ws/a", "/ws/b"], "/storage/x"), {
       command: "/py",
-      args: ["-P", "-m", "code_compass", "mcp", "--workspace", "/ws/a", "--workspace", "/ws/b", "--storage", "/storage/x"],
+      args: ["-P", "-m", "code_compass_server", "mcp", "--workspace", "/ws/a", "--workspace", "/ws/b", "--storage", "/storage/x"],
     });
   });
 

@@ -16,13 +16,13 @@ describe("python checks", () => {
 
   it("splits override commands with quotes", () => {
     assert.deepEqual(splitCommand("/work/main/.venv/bin/code-compass serve"), ["/work/main/.venv/bin/code-compass", "serve"]);
-    assert.deepEqual(splitCommand(`"/opt/my python/bin/python" -m code_compass  serve`), ["/opt/my python/bin/python", "-m", "code_compass", "serve"]);
+    assert.deepEqual(splitCommand(`"/opt/my python/bin/python" -m code_compass_server  serve`), ["/opt/my python/bin/python", "-m", "code_compass_server", "serve"]);
   });
 
   it("knows the venv interpreter layout per platform and the serve command", () => {
     assert.equal(venvPython("/g/venv", "linux"), "/g/venv/bin/python");
     assert.equal(venvPython("C:\\g\\venv", "win32"), "C:\\g\\venv\\Scripts\\python.exe");
-    assert.deepEqual(serverCommandFor("/p"), { command: "/p", args: ["-P", "-m", "code_compass", "serve"] });
+    assert.deepEqual(serverCommandFor("/p"), { command: "/p", args: ["-P", "-m", "code_compass_server", "serve"] });
   });
 });
 

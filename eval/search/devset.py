@@ -20,10 +20,10 @@ import tarfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from code_compass.index.categories import category_for
-from code_compass.index.chunk.code import parse_code
-from code_compass.index.languages import language_for
-from code_compass.index.textio import split_lines
+from code_compass_server.index.categories import category_for
+from code_compass_server.index.chunk.code import parse_code
+from code_compass_server.index.languages import language_for
+from code_compass_server.index.textio import split_lines
 
 SPEC = Path(__file__).with_name("corpora.json")
 ROOT = Path(__file__).resolve().parents[2]

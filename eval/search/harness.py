@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from code_compass.engine import Engine
+from code_compass_server.engine import Engine
 
 
 def open_engine(

@@ -1,6 +1,6 @@
 """Fixtures for the ask pipeline: a small evidence source over real files, and the fake API.
 
-`FileSource` implements `code_compass.answer.EvidenceSource` with naive scoring (share of the
+`FileSource` implements `code_compass_server.answer.EvidenceSource` with naive scoring (share of the
 query's words found in a chunk) so these tests do not depend on the real engine; the
 engine-backed tests live in test_ask_engine.py.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.records import SearchHit, SearchParams
+from code_compass_server.records import SearchHit, SearchParams
 
 _STOP = {
     "the",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from code_compass.answer import AskRequest, ask
-from code_compass.answer.suggestions import is_spelling_fix
+from code_compass_server.answer import AskRequest, ask
+from code_compass_server.answer.suggestions import is_spelling_fix
 from tests.answer.conftest import FileSource
 
 

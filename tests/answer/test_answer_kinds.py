@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from code_compass.answer import AskRequest, ask
+from code_compass_server.answer import AskRequest, ask
 
 from .test_pipeline import Q_PARSE
 

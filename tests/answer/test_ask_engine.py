@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.answer import AskRequest, ask
-from code_compass.engine import Engine
+from code_compass_server.answer import AskRequest, ask
+from code_compass_server.engine import Engine
 from tests.fakes.fake_anthropic import evidence_blocks
 
 from .conftest import AUTH_PY, CONFIG_PY

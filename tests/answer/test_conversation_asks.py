@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.answer import LlmConfig
-from code_compass.answer.request import AskRequest
-from code_compass.answer.service import AskService
+from code_compass_server.answer import LlmConfig
+from code_compass_server.answer.request import AskRequest
+from code_compass_server.answer.service import AskService
 
 from .conftest import FileSource
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.answer import AskRequest, ask
-from code_compass.answer.confidence import RULE_NO_EVIDENCE, RULE_UNKNOWN_SYMBOL
-from code_compass.engine import Engine
-from code_compass.records import SearchResult
-from code_compass.settings import EngineSettings
-from code_compass.validation import validate_search
+from code_compass_server.answer import AskRequest, ask
+from code_compass_server.answer.confidence import RULE_NO_EVIDENCE, RULE_UNKNOWN_SYMBOL
+from code_compass_server.engine import Engine
+from code_compass_server.records import SearchResult
+from code_compass_server.settings import EngineSettings
+from code_compass_server.validation import validate_search
 
 
 @pytest.fixture

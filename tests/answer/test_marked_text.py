@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from code_compass.answer.marked_text import flagged_sentences, marked_answer
-from code_compass.answer.messages import PT
+from code_compass_server.answer.marked_text import flagged_sentences, marked_answer
+from code_compass_server.answer.messages import PT
 from tests.fakes.fake_anthropic import FakeAnthropic
 
 ANSWER = {
@@ -59,7 +59,13 @@ def test_cli_ask_marks_an_off_topic_sentence(workspace: Path, tmp_path: Path) ->
         env.update(ANTHROPIC_BASE_URL=fake.base_url, ANTHROPIC_API_KEY="test-key-not-secret")
         out = subprocess.run(
             [
-                *(sys.executable, "-m", "code_compass", "ask", "where is parse_config defined?"),
+                *(
+                    sys.executable,
+                    "-m",
+                    "code_compass_server",
+                    "ask",
+                    "where is parse_config defined?",
+                ),
                 *("--workspace", str(workspace), "--storage", str(tmp_path / "st")),
             ],
             capture_output=True,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.answer import AnswerDecisionLog, AskRequest, FixedPlan, LlmConfig, ask
-from code_compass.answer.messages import EN
-from code_compass.answer.prompt import SYSTEM_PROMPT
-from code_compass.errors import InputError
+from code_compass_server.answer import AnswerDecisionLog, AskRequest, FixedPlan, LlmConfig, ask
+from code_compass_server.answer.messages import EN
+from code_compass_server.answer.prompt import SYSTEM_PROMPT
+from code_compass_server.errors import InputError
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply, evidence_blocks
 
 from .conftest import FileSource

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.answer import AskRequest, LlmConfig, ask
-from code_compass.answer.messages import EN, PT, Messages
-from code_compass.answer.query_rewrite import REWRITE_SYSTEM, rewrite_query
-from code_compass.constants import QUERY_REWRITE_MAX_TOKENS
-from code_compass.engine import Engine
+from code_compass_server.answer import AskRequest, LlmConfig, ask
+from code_compass_server.answer.messages import EN, PT, Messages
+from code_compass_server.answer.query_rewrite import REWRITE_SYSTEM, rewrite_query
+from code_compass_server.constants import QUERY_REWRITE_MAX_TOKENS
+from code_compass_server.engine import Engine
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 
 from .conftest import FileSource

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from code_compass.answer import AskRequest, ask
-from code_compass.answer.sentence_check import judge_sentences, sentence_spans
-from code_compass.records import SearchParams
+from code_compass_server.answer import AskRequest, ask
+from code_compass_server.answer.sentence_check import judge_sentences, sentence_spans
+from code_compass_server.records import SearchParams
 
 from .test_pipeline import Q_PARSE
 
@@ -78,7 +78,7 @@ def test_off_topic_but_well_cited_is_not_ok(source, fake_api, llm) -> None:
 
 
 def test_similarity_moves_a_verdict_one_step(source) -> None:
-    from code_compass.answer.reread import reread
+    from code_compass_server.answer.reread import reread
 
     hit = source.search(SearchParams("parse_config", 1, None, None, None))
     evidences = reread(hit, source).evidences
@@ -94,8 +94,8 @@ def test_similarity_moves_a_verdict_one_step(source) -> None:
 
 
 def test_a_percentage_matches_the_fraction_the_code_writes() -> None:
-    from code_compass.answer.sentence_check import _mismatches as mismatches
-    from code_compass.answer.sentence_check import stated_facts
+    from code_compass_server.answer.sentence_check import _mismatches as mismatches
+    from code_compass_server.answer.sentence_check import stated_facts
 
     class _Cited:  # the two fields the check reads
         path = "pricing.py"

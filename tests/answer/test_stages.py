@@ -9,38 +9,38 @@ from typing import Any
 
 import pytest
 
-from code_compass.answer.actions import Suggestions
-from code_compass.answer.ambiguity import AmbiguityResult
-from code_compass.answer.answer_log import answer_record
-from code_compass.answer.assembly import answer_meta, assemble
-from code_compass.answer.confidence import (
+from code_compass_server.answer.actions import Suggestions
+from code_compass_server.answer.ambiguity import AmbiguityResult
+from code_compass_server.answer.answer_log import answer_record
+from code_compass_server.answer.assembly import answer_meta, assemble
+from code_compass_server.answer.confidence import (
     RULE_FABRICATED_CAP,
     RULE_LLM_FAILED,
     RULE_NO_EVIDENCE,
     RULE_NO_LLM_CAP,
     RULE_UNKNOWN_SYMBOL,
 )
-from code_compass.answer.extractive import extractive_answer
-from code_compass.answer.generation import EXTRACTIVE, MODEL, REFUSED, Generation, generate
-from code_compass.answer.grounds import Grounds, Refusal, missing_symbols, refusal
-from code_compass.answer.llm import LlmConfig, LlmError, LlmResult, complete
-from code_compass.answer.messages import EN
-from code_compass.answer.prompt import PromptInput
-from code_compass.answer.request import AskRequest
-from code_compass.answer.reread import MOVED, Dropped, Evidence, Reread
-from code_compass.answer.retrieval import retrieve
-from code_compass.answer.scope import FixedPlan, Scope, plan_scope
-from code_compass.answer.scoring import score
-from code_compass.answer.sentence_check import judge_sentences
-from code_compass.answer.stages import Stages
-from code_compass.answer.verify import Verification, verify, verify_answer
-from code_compass.constants import (
+from code_compass_server.answer.extractive import extractive_answer
+from code_compass_server.answer.generation import EXTRACTIVE, MODEL, REFUSED, Generation, generate
+from code_compass_server.answer.grounds import Grounds, Refusal, missing_symbols, refusal
+from code_compass_server.answer.llm import LlmConfig, LlmError, LlmResult, complete
+from code_compass_server.answer.messages import EN
+from code_compass_server.answer.prompt import PromptInput
+from code_compass_server.answer.request import AskRequest
+from code_compass_server.answer.reread import MOVED, Dropped, Evidence, Reread
+from code_compass_server.answer.retrieval import retrieve
+from code_compass_server.answer.scope import FixedPlan, Scope, plan_scope
+from code_compass_server.answer.scoring import score
+from code_compass_server.answer.sentence_check import judge_sentences
+from code_compass_server.answer.stages import Stages
+from code_compass_server.answer.verify import Verification, verify, verify_answer
+from code_compass_server.constants import (
     MAX_CONTEXTS_PER_PROJECT_WIDE,
     MAX_QUERY_CHARS,
     MAX_TOP_K,
 )
-from code_compass.errors import InputError
-from code_compass.records import SearchHit, SearchParams
+from code_compass_server.errors import InputError
+from code_compass_server.records import SearchHit, SearchParams
 from tests.fakes.fake_anthropic import FakeAnthropic
 
 

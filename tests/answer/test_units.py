@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.answer.confidence import Assessment, assess, band
-from code_compass.answer.coverage import coverage_level
-from code_compass.answer.redact import redact
-from code_compass.answer.reread import EDITED, MOVED, Evidence, locate
-from code_compass.answer.verify import verify
-from code_compass.query.language import detect_language
-from code_compass.records import SearchHit
+from code_compass_server.answer.confidence import Assessment, assess, band
+from code_compass_server.answer.coverage import coverage_level
+from code_compass_server.answer.redact import redact
+from code_compass_server.answer.reread import EDITED, MOVED, Evidence, locate
+from code_compass_server.answer.verify import verify
+from code_compass_server.query.language import detect_language
+from code_compass_server.records import SearchHit
 
 
 @pytest.mark.parametrize(

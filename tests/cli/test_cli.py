@@ -29,7 +29,7 @@ HIT_FIELDS = {
 
 def run(*args: str, storage: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "code_compass", *args, "--storage", str(storage)],
+        [sys.executable, "-m", "code_compass_server", *args, "--storage", str(storage)],
         capture_output=True, text=True, cwd=cwd, timeout=120,
     )  # fmt: skip
 
@@ -125,8 +125,8 @@ def test_bad_input_exits_2_and_touches_nothing(
 ) -> None:
     st = tmp_path / "st"
     if "\0" in "".join(args):  # argv can't carry NUL: check the validator directly
-        from code_compass.errors import InputError
-        from code_compass.validation import validate_path_prefix
+        from code_compass_server.errors import InputError
+        from code_compass_server.validation import validate_path_prefix
 
         with pytest.raises(InputError, match=message):
             validate_path_prefix("a\0b")
@@ -148,7 +148,7 @@ def _serve(env_level: str | None) -> subprocess.CompletedProcess[str]:
     if env_level is not None:
         env["CODE_COMPASS_LOG"] = env_level
     return subprocess.run(
-        [sys.executable, "-m", "code_compass", "serve"],
+        [sys.executable, "-m", "code_compass_server", "serve"],
         input="", capture_output=True, text=True, env=env, timeout=60,
     )  # fmt: skip
 

@@ -16,7 +16,7 @@ from tests.engine.fixtures import SAMPLE_FILES
 def ask(question: str, ws: Path, storage: Path) -> str:
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}  # no LLM call
     out = subprocess.run(
-        [sys.executable, "-m", "code_compass", "ask", question, "--workspace", str(ws),
+        [sys.executable, "-m", "code_compass_server", "ask", question, "--workspace", str(ws),
          "--storage", str(storage)],
         capture_output=True, text=True, env=env, timeout=120,
     )  # fmt: skip

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from code_compass.embed import vector_reader
-from code_compass.embed.vector_reader import VectorReader
-from code_compass.embed.vectors import VectorItem, VectorStore
+from code_compass_server.embed import vector_reader
+from code_compass_server.embed.vector_reader import VectorReader
+from code_compass_server.embed.vectors import VectorItem, VectorStore
 from tests.conftest import write_tree
 from tests.engine.fixtures import SAMPLE_FILES
 
@@ -78,7 +78,7 @@ def test_a_reader_of_another_model_or_no_store_is_empty(tmp_path: Path) -> None:
 
 PROBE = """
 import sys
-from code_compass.cli import main
+from code_compass_server.cli import main
 try:
     code = main(sys.argv[1:])
 except SystemExit as done:  # --version

@@ -26,7 +26,7 @@ N_FILES = 600  # about 1,800 chunks: ~10 s of embedding at ~180 chunks/s on an i
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "code_compass", *args]
+    return [sys.executable, "-m", "code_compass_server", *args]
 
 
 def run(
@@ -157,8 +157,8 @@ def test_writer_progress_lines_on_a_pipe_and_its_phase_times(writer: Writer) -> 
 KEEPER = """
 import sys, time
 from pathlib import Path
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
 engine = Engine.open(Path(sys.argv[2]), EngineSettings(embeddings=False))
 engine.add_project(Path(sys.argv[1]))
 engine.index(embed=False)

@@ -41,7 +41,7 @@ def _parse_workers(parent: psutil.Process) -> list[psutil.Process]:
 def test_ctrl_c_prints_one_line_exits_130_and_ends_the_parse_workers(tmp_path: Path) -> None:
     ws = _big_workspace(tmp_path / "ws")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "code_compass", "index", "--no-embed", "--workspace", str(ws),
+        [sys.executable, "-m", "code_compass_server", "index", "--no-embed", "--workspace", str(ws),
          "--storage", str(tmp_path / "st")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
         env={**os.environ, "CODE_COMPASS_PROGRESS_S": "3600"},
@@ -67,8 +67,9 @@ def test_ctrl_c_prints_one_line_exits_130_and_ends_the_parse_workers(tmp_path: P
 
 def test_a_closed_stdout_ends_quietly(tmp_path: Path) -> None:
     ws = write_tree(tmp_path / "ws", SAMPLE_FILES)
-    args = [sys.executable, "-m", "code_compass", "search", "parse config", "--workspace", str(ws),
-            "--storage", str(tmp_path / "st"), "--mode", "lexical"]  # fmt: skip
+    args = [sys.executable, "-m", "code_compass_server", "search", "parse config",
+            "--workspace", str(ws), "--storage", str(tmp_path / "st"),
+            "--mode", "lexical"]  # fmt: skip
     assert subprocess.run(args, capture_output=True, timeout=120, check=False).returncode == 0
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.cli.progress import (
+from code_compass_server.cli.progress import (
     LineProgress,
     ProgressView,
     duration,
@@ -21,7 +21,7 @@ from code_compass.cli.progress import (
     summary_line,
     view_of,
 )
-from code_compass.index.live_progress import (
+from code_compass_server.index.live_progress import (
     STALE_S,
     LiveProgress,
     clear_live,
@@ -29,7 +29,7 @@ from code_compass.index.live_progress import (
     read_live,
     write_live,
 )
-from code_compass.index.summary import IndexProgress, IndexSummary
+from code_compass_server.index.summary import IndexProgress, IndexSummary
 from tests.conftest import write_tree
 from tests.engine.fixtures import SAMPLE_FILES
 
@@ -82,7 +82,7 @@ def test_plain_lines_come_at_phase_changes_and_then_at_the_interval() -> None:
 def test_index_on_a_pipe_prints_plain_phase_lines(tmp_path: Path) -> None:
     ws = write_tree(tmp_path / "ws", SAMPLE_FILES)
     out = subprocess.run(
-        [sys.executable, "-m", "code_compass", "index", "--no-embed", "--workspace", str(ws),
+        [sys.executable, "-m", "code_compass_server", "index", "--no-embed", "--workspace", str(ws),
          "--storage", str(tmp_path / "st")],
         capture_output=True, text=True, timeout=120, check=False,
         env={**os.environ, "CODE_COMPASS_PROGRESS_S": "0"},
@@ -166,8 +166,9 @@ def test_verbose_index_names_each_skipped_file_and_json_lists_them(tmp_path: Pat
         "big.py": "x = 1\n" * 400,
     }
     ws = write_tree(tmp_path / "ws", files)
-    base = [sys.executable, "-m", "code_compass", "index", "--no-embed", "--workspace", str(ws),
-            "--storage", str(tmp_path / "st"), "--max-file-kb", "1"]  # fmt: skip
+    base = [sys.executable, "-m", "code_compass_server", "index", "--no-embed",
+            "--workspace", str(ws), "--storage", str(tmp_path / "st"),
+            "--max-file-kb", "1"]  # fmt: skip
     out = subprocess.run([*base, "-v"], capture_output=True, text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     listed = {tuple(line.split()) for line in out.stdout.splitlines() if line.startswith("    ")}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from code_compass.depth.terms import content_terms
-from code_compass.records import SearchHit
+from code_compass_server.depth.terms import content_terms
+from code_compass_server.records import SearchHit
 
 CORPUS = {
     "api/session.py": (

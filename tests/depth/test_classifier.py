@@ -5,8 +5,8 @@ import zlib
 import numpy as np
 import pytest
 
-from code_compass.depth.classifier import choose, classify
-from code_compass.depth.depth_records import Message
+from code_compass_server.depth.classifier import choose, classify
+from code_compass_server.depth.depth_records import Message
 
 TIMEOUT_HISTORY = [
     Message("user", "Where is the request timeout configured?"),

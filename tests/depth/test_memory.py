@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.depth.conversation import ConversationStore, extract_claims
-from code_compass.depth.depth_command import run_depth
-from code_compass.depth.depth_log import DecisionRecord, DepthDecisionLog
-from code_compass.depth.evaluation import evaluate, load_dataset
-from code_compass.errors import InputError
-from code_compass.records import SearchHit
+from code_compass_server.depth.conversation import ConversationStore, extract_claims
+from code_compass_server.depth.depth_command import run_depth
+from code_compass_server.depth.depth_log import DecisionRecord, DepthDecisionLog
+from code_compass_server.depth.evaluation import evaluate, load_dataset
+from code_compass_server.errors import InputError
+from code_compass_server.records import SearchHit
 
 DATASET = Path(__file__).resolve().parents[2] / "eval" / "depth" / "dataset.jsonl"
 

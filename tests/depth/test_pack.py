@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from code_compass.depth.classifier import classify
-from code_compass.depth.conversation import ConversationStore
-from code_compass.depth.depth_records import DepthDecision, Message
-from code_compass.depth.pack import build_pack
-from code_compass.depth.retrieval_plan import plan_for
-from code_compass.depth.token_count import count_tokens
+from code_compass_server.depth.classifier import classify
+from code_compass_server.depth.conversation import ConversationStore
+from code_compass_server.depth.depth_records import DepthDecision, Message
+from code_compass_server.depth.pack import build_pack
+from code_compass_server.depth.retrieval_plan import plan_for
+from code_compass_server.depth.token_count import count_tokens
 from tests.depth.helpers import CORPUS, many_hits, search
 
 EXPECTED = {

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from code_compass.embed.build import build, source_dir
-from code_compass.embed.model import Embedder
-from code_compass.embed.paths import repo_models_dir
-from code_compass.embed.safetensors import read_safetensors
+from code_compass_server.embed.build import build, source_dir
+from code_compass_server.embed.model import Embedder
+from code_compass_server.embed.paths import repo_models_dir
+from code_compass_server.embed.safetensors import read_safetensors
 
 
 @pytest.fixture(scope="session")

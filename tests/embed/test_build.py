@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from code_compass.embed import build as build_module
-from code_compass.embed.build import BuildError, build, sha256_file
-from code_compass.embed.paths import repo_models_dir
-from code_compass.embed.safetensors import read_safetensors
+from code_compass_server.embed import build as build_module
+from code_compass_server.embed.build import BuildError, build, sha256_file
+from code_compass_server.embed.paths import repo_models_dir
+from code_compass_server.embed.safetensors import read_safetensors
 from tests.embed.reference import reference_embeddings
 
 
@@ -104,7 +104,7 @@ SENTENCES = [
 def test_int8_model_matches_fp32_reference(
     embedder: object, weights: dict[str, np.ndarray]
 ) -> None:
-    from code_compass.embed.model import Embedder
+    from code_compass_server.embed.model import Embedder
 
     assert isinstance(embedder, Embedder)
     got = embedder.embed(SENTENCES)
@@ -116,8 +116,8 @@ def test_int8_model_matches_fp32_reference(
 
 
 def test_missing_model_names_the_fix(tmp_path: Path) -> None:
-    from code_compass.embed.model import Embedder
-    from code_compass.embed.paths import ModelNotBuiltError
+    from code_compass_server.embed.model import Embedder
+    from code_compass_server.embed.paths import ModelNotBuiltError
 
     with pytest.raises(ModelNotBuiltError, match="scripts/setup"):
         Embedder(tmp_path)

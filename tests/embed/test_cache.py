@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from code_compass.embed import cache as cache_module
-from code_compass.embed.cache import EmbeddingCache
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
+from code_compass_server.embed import cache as cache_module
+from code_compass_server.embed.cache import EmbeddingCache
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
 from tests.conftest import write_tree
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from code_compass.embed.model import Embedder, default_threads, length_buckets
+from code_compass_server.embed.model import Embedder, default_threads, length_buckets
 
 
 def test_vectors_are_unit_float32(embedder: Embedder) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from code_compass.embed.model import Embedder
-from code_compass.embed.split import Piece, split_for_embedding
+from code_compass_server.embed.model import Embedder
+from code_compass_server.embed.split import Piece, split_for_embedding
 
 
 def _code(n: int) -> str:

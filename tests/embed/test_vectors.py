@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from code_compass.embed.vectors import VectorItem, VectorStore
+from code_compass_server.embed.vectors import VectorItem, VectorStore
 
 DIMS = 8
 MODEL = "test-model-1"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from code_compass.embed.cache import EmbeddingCache
-from code_compass.embed.model import Embedder
-from code_compass.embed.vectors import VectorStore
-from code_compass.embed.worker import EmbeddingWorker, PendingChunk
+from code_compass_server.embed.cache import EmbeddingCache
+from code_compass_server.embed.model import Embedder
+from code_compass_server.embed.vectors import VectorStore
+from code_compass_server.embed.worker import EmbeddingWorker, PendingChunk
 
 
 class CountingEmbedder:

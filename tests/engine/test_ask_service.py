@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.engine import Engine
-from code_compass.errors import InputError
+from code_compass_server.engine import Engine
+from code_compass_server.errors import InputError
 from tests.conftest import write_tree
 from tests.engine.fixtures import SAMPLE_FILES
 

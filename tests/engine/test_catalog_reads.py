@@ -6,7 +6,7 @@ import threading
 import time
 from pathlib import Path
 
-from code_compass.index.catalog import Catalog, FileRow
+from code_compass_server.index.catalog import Catalog, FileRow
 
 
 def test_a_read_from_another_thread_does_not_wait_for_an_open_transaction(

@@ -7,9 +7,9 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from code_compass.constants import INDEX_FORMAT_VERSION
-from code_compass.engine import Engine
-from code_compass.validation import validate_search
+from code_compass_server.constants import INDEX_FORMAT_VERSION
+from code_compass_server.engine import Engine
+from code_compass_server.validation import validate_search
 from tests.conftest import write_tree
 from tests.engine.fixtures import SAMPLE_FILES
 
@@ -164,8 +164,8 @@ def test_buffer_overlay_is_searchable_then_reverts(
 def test_document_globs_index_unknown_types_as_text(
     tmp_path: Path, make_engine: Callable[..., Engine]
 ) -> None:
-    from code_compass.index.scan import ScanSettings
-    from code_compass.settings import EngineSettings
+    from code_compass_server.index.scan import ScanSettings
+    from code_compass_server.settings import EngineSettings
 
     ws = write_tree(tmp_path / "ws", {"notes/design.plan": "The flux capacitor needs care.\n"})
     plain = make_engine(ws)

@@ -8,15 +8,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from code_compass.engine import Engine
-from code_compass.index.job_records import (
+from code_compass_server.engine import Engine
+from code_compass_server.index.job_records import (
     BufferUpdate,
     FullRun,
     IndexEvent,
     IndexJob,
     WatcherBatch,
 )
-from code_compass.validation import validate_search
+from code_compass_server.validation import validate_search
 from tests.conftest import write_tree
 from tests.live.test_crash import assert_consistent
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.cli import build_parser
-from code_compass.cli.commands import open_engine
-from code_compass.constants import BYTES_PER_KB, DEFAULT_MAX_FILE_BYTES
-from code_compass.engine import Engine
-from code_compass.engine_status import status_to_json
-from code_compass.index.scan import ScanSettings
-from code_compass.settings import (
+from code_compass_server.cli import build_parser
+from code_compass_server.cli.commands import open_engine
+from code_compass_server.constants import BYTES_PER_KB, DEFAULT_MAX_FILE_BYTES
+from code_compass_server.engine import Engine
+from code_compass_server.engine_status import status_to_json
+from code_compass_server.index.scan import ScanSettings
+from code_compass_server.settings import (
     KEYS,
     RESOURCE_KEYS,
     EngineSettings,
@@ -24,7 +24,7 @@ from code_compass.settings import (
     kb_to_bytes,
     parse_settings,
 )
-from code_compass.validation import validate_search
+from code_compass_server.validation import validate_search
 from tests.conftest import write_tree
 from tests.fakes.fake_anthropic import FakeAnthropic
 
@@ -192,7 +192,7 @@ def test_folder_override_rescans_that_folder_only(
 
 @pytest.fixture
 def embed_ready() -> None:
-    from code_compass.embed.model import Embedder
+    from code_compass_server.embed.model import Embedder
 
     try:
         Embedder()

@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from code_compass.index.lexical import LexicalDoc, LexicalIndex, body_words
-from code_compass.index.tokens import (
+from code_compass_server.index.lexical import LexicalDoc, LexicalIndex, body_words
+from code_compass_server.index.tokens import (
     code_terms,
     path_terms,
     split_identifier,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from code_compass.records import ParsedFile
+from code_compass_server.records import ParsedFile
 
 ExactLinesCheck = Callable[..., None]
 

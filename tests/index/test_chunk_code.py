@@ -6,14 +6,14 @@ import itertools
 
 import pytest
 
-from code_compass.constants import (
+from code_compass_server.constants import (
     CODE_WINDOW_LINES,
     CODE_WINDOW_OVERLAP,
     MAX_SYMBOL_CHUNK_LINES,
     SYMBOL_SPLIT_OVERLAP,
 )
-from code_compass.index.chunk import SkipFile, parse_file
-from code_compass.records import Chunk, ParsedFile, SymbolDef
+from code_compass_server.index.chunk import SkipFile, parse_file
+from code_compass_server.records import Chunk, ParsedFile, SymbolDef
 
 
 def parse(rel: str, text: str, language: str) -> ParsedFile:

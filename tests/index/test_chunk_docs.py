@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from code_compass.constants import DOC_CHUNK_CHARS, DOC_CHUNK_OVERLAP
-from code_compass.index.chunk import SkipFile, parse_file
-from code_compass.index.scan import scan_workspace
+from code_compass_server.constants import DOC_CHUNK_CHARS, DOC_CHUNK_OVERLAP
+from code_compass_server.index.chunk import SkipFile, parse_file
+from code_compass_server.index.scan import scan_workspace
 
 MARKDOWN = """Intro before any heading.
 

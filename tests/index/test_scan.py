@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.constants import DEFAULT_MAX_FILE_BYTES
-from code_compass.index.chunk import SkipFile, parse_file
-from code_compass.index.languages import language_for
-from code_compass.index.scan import ScanSettings, classify_path, scan_workspace
-from code_compass.index.secret_files import is_secret
-from code_compass.index.textio import decode_text, split_lines
+from code_compass_server.constants import DEFAULT_MAX_FILE_BYTES
+from code_compass_server.index.chunk import SkipFile, parse_file
+from code_compass_server.index.languages import language_for
+from code_compass_server.index.scan import ScanSettings, classify_path, scan_workspace
+from code_compass_server.index.secret_files import is_secret
+from code_compass_server.index.textio import decode_text, split_lines
 
 FIVE_MB = 5 * 1024 * 1024
 

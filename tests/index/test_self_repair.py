@@ -11,9 +11,9 @@ import pytest
 from tests.conftest import write_tree
 from tests.engine.fixtures import SAMPLE_FILES
 
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
-from code_compass.validation import validate_search
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
+from code_compass_server.validation import validate_search
 
 
 def _paths(engine: Engine, query: str) -> list[str]:

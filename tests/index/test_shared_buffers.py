@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from code_compass.constants import SHARED_BUFFER_STALE_S
-from code_compass.index.shared_buffers import (
+from code_compass_server.constants import SHARED_BUFFER_STALE_S
+from code_compass_server.index.shared_buffers import (
     BUFFERS_DIR,
     BufferPublisher,
     _buffer_file,
@@ -72,7 +72,7 @@ def test_stale_heartbeat_means_gone(tmp_path: Path) -> None:
 def test_dead_publishers_leftovers_are_ignored_then_swept(tmp_path: Path) -> None:
     code = (
         "import os, sys; from pathlib import Path;"
-        "from code_compass.index.shared_buffers import BufferPublisher;"
+        "from code_compass_server.index.shared_buffers import BufferPublisher;"
         "p = BufferPublisher(); p.publish(Path(sys.argv[1]), 'a.py', 'dead\\n', 1000);"
         "os._exit(0)"  # no cleanup, as after a kill
     )

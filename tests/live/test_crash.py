@@ -14,9 +14,9 @@ from pathlib import Path
 
 import tantivy
 
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
-from code_compass.validation import validate_search
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
+from code_compass_server.validation import validate_search
 from tests.conftest import write_tree
 from tests.live.test_watch import catalog_state
 from tests.reliability.attacks import (
@@ -61,7 +61,7 @@ def test_kill_9_loop_leaves_a_consistent_index(tmp_path: Path) -> None:
     rng = random.Random(1234)
     ws = write_tree(tmp_path / "ws", {f"pkg/m{i}.py": _module(i, 0) for i in range(FILES)})
     store = tmp_path / "store"
-    cmd = [sys.executable, "-m", "code_compass", "index", "--no-embed",
+    cmd = [sys.executable, "-m", "code_compass_server", "index", "--no-embed",
            "--workspace", str(ws), "--storage", str(store)]  # fmt: skip
     env = {**os.environ, "CODE_COMPASS_ANNOUNCE_START": "1"}
     # How long one whole run takes on this machine (its load varies): the kills below land at
@@ -110,8 +110,8 @@ def test_kill_9_loop_leaves_a_consistent_index(tmp_path: Path) -> None:
 HOLDER = """
 import sys, time
 from pathlib import Path
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
 e = Engine.open(Path(sys.argv[1]), EngineSettings(embeddings=False))
 e.add_project(Path(sys.argv[2]))
 e.index()
@@ -171,7 +171,7 @@ STORM_KILLS = 2
 
 
 def _model_available() -> bool:
-    from code_compass.embed.model import Embedder
+    from code_compass_server.embed.model import Embedder
 
     try:
         Embedder()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.engine import Engine
-from code_compass.index.watcher import ChangeBatch
-from code_compass.validation import validate_search
+from code_compass_server.engine import Engine
+from code_compass_server.index.watcher import ChangeBatch
+from code_compass_server.validation import validate_search
 from tests.conftest import write_tree
 
 TIMEOUT = 15.0
@@ -141,7 +141,7 @@ def test_writer_never_waits_for_embeddings(
     tmp_path: Path, make_engine: Callable[..., Engine]
 ) -> None:
     """A full index hands embedding to the background: edits are applied meanwhile."""
-    from code_compass.settings import EngineSettings
+    from code_compass_server.settings import EngineSettings
 
     files: dict[str, str | bytes] = {
         f"m{i}.py": "\n\n".join(

@@ -22,13 +22,13 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
-from code_compass.lsp.server import converter_factory
+from code_compass_server.lsp.server import converter_factory
 
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = REPO / ".venv" / "bin"
 SERVER = [str(VENV_BIN / "code-compass"), "serve"]
 if not (VENV_BIN / "code-compass").exists():  # running outside the repo venv
-    SERVER = [sys.executable, "-m", "code_compass", "serve"]
+    SERVER = [sys.executable, "-m", "code_compass_server", "serve"]
 
 NO_EMBED = {"embeddings": {"enabled": False}}
 CAPABILITIES = types.ClientCapabilities(

@@ -1,7 +1,7 @@
 """The VS Code client declares exactly the settings the server parses, with its defaults.
 
 `client-vscode/package.json` (`contributes.configuration`) is what the user sees and what VS
-Code sends; `code_compass.settings` is the one parser and `constants.py` holds the defaults.
+Code sends; `code_compass_server.settings` is the one parser and `constants.py` holds the defaults.
 """
 
 from __future__ import annotations
@@ -10,7 +10,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from code_compass.settings import KEYS, SECTION, EngineSettings, client_values, parse_settings
+from code_compass_server.settings import (
+    KEYS,
+    SECTION,
+    EngineSettings,
+    client_values,
+    parse_settings,
+)
 
 PACKAGE = Path(__file__).resolve().parents[2] / "client-vscode" / "package.json"
 # The client's own settings: how it starts the server, and LSP tracing in its output channel.

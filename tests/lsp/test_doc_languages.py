@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from code_compass.index.categories import category_for
-from code_compass.index.chunk.parse import parse_file
-from code_compass.index.languages import DOC_LANGUAGES, language_for
+from code_compass_server.index.categories import category_for
+from code_compass_server.index.chunk.parse import parse_file
+from code_compass_server.index.languages import DOC_LANGUAGES, language_for
 from tests.lsp.conftest import write
 
 ADOC = "= Pricing notes\n\nThe `compute_discount` rule applies to gold customers only.\n"

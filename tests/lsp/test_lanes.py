@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from code_compass.cancellation import Cancelled, CancelToken, cancel_scope, cancellable
-from code_compass.cancellation import check_cancelled as checkpoint
-from code_compass.lsp.lanes import REQUEST_FAILED, Lane, Lanes, ServerBusy
+from code_compass_server.cancellation import Cancelled, CancelToken, cancel_scope, cancellable
+from code_compass_server.cancellation import check_cancelled as checkpoint
+from code_compass_server.lsp.lanes import REQUEST_FAILED, Lane, Lanes, ServerBusy
 
 
 async def test_interactive_work_runs_while_every_bulk_worker_is_busy() -> None:

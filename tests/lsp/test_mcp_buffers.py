@@ -21,7 +21,7 @@ pytest.importorskip("mcp", reason="the MCP SDK (`mcp` in requirements.lock) is n
 
 from mcp import Client
 
-from code_compass.constants import SHARED_BUFFER_STALE_S
+from code_compass_server.constants import SHARED_BUFFER_STALE_S
 from tests.lsp.conftest import PRICING, Session, write
 from tests.mcp_server.harness import mcp_client, ok, refused, server_env
 

@@ -294,7 +294,7 @@ def test_hover_and_code_lens_in_neovim(tmp_path: Path, minflask: Path) -> None:
             "out": str(tmp_path / "nvim-out.json"),
             "root": str(minflask),
             "file": str(app),
-            "cmd": [sys.executable, "-P", "-m", "code_compass", "serve"],
+            "cmd": [sys.executable, "-P", "-m", "code_compass_server", "serve"],
             "env": env,
             "init_options": {"storageUri": (tmp_path / "storage").as_uri(), "settings": NO_EMBED},
             "hovers": hovers,

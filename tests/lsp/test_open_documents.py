@@ -7,9 +7,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from code_compass.index.buffers import EditorBuffers
-from code_compass.lsp.client_messages import ClientMessages
-from code_compass.lsp.open_documents import OpenDocuments
+from code_compass_server.index.buffers import EditorBuffers
+from code_compass_server.lsp.client_messages import ClientMessages
+from code_compass_server.lsp.open_documents import OpenDocuments
 
 
 def test_only_workspace_files_under_the_caps_are_kept(tmp_path: Path) -> None:

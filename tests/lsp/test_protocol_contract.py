@@ -1,4 +1,4 @@
-"""The protocol contract, held in three places: `code_compass.lsp.protocol_types` (the
+"""The protocol contract, held in three places: `code_compass_server.lsp.protocol_types` (the
 declaration), the real server's responses, and the client's `protocol.ts`; plus
 docs/protocol.md.
 
@@ -17,7 +17,7 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin
 
-from code_compass.lsp import protocol_types as pt
+from code_compass_server.lsp import protocol_types as pt
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.lsp.conftest import poll_until
 

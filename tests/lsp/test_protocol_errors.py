@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from code_compass.lsp.server import create_server
+from code_compass_server.lsp.server import create_server
 from tests.lsp.conftest import SERVER, server_env
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from code_compass.lsp.resolve_tree import TreeScopes
+from code_compass_server.lsp.resolve_tree import TreeScopes
 from tests.lsp.test_hover_lens import hover_params
 
 FILES = {

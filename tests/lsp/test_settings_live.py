@@ -154,7 +154,7 @@ async def test_per_folder_settings_apply_to_that_folder_only(
 
 @pytest.fixture
 def embed_ready() -> None:
-    from code_compass.embed.model import Embedder
+    from code_compass_server.embed.model import Embedder
 
     try:
         Embedder()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from code_compass.errors import InputError
-from code_compass.lsp.identifiers import identifier_at, word_at
-from code_compass.lsp.params import ask_request, search_params
-from code_compass.settings import EngineSettings
+from code_compass_server.errors import InputError
+from code_compass_server.lsp.identifiers import identifier_at, word_at
+from code_compass_server.lsp.params import ask_request, search_params
+from code_compass_server.settings import EngineSettings
 
 
 @pytest.mark.parametrize(

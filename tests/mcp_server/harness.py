@@ -1,6 +1,6 @@
 """Harness: the real `code-compass mcp` over stdio, driven by the MCP SDK's own client.
 
-Every test starts its own server subprocess (`python -m code_compass mcp`) with private
+Every test starts its own server subprocess (`python -m code_compass_server mcp`) with private
 storage in tmp_path and no Anthropic key unless the test sets one (extractive answers). The
 SDK client stops the process when its context exits.
 """
@@ -32,7 +32,7 @@ def server_env(**extra: str) -> dict[str, str]:
 
 
 def server_command(workspaces: Sequence[Path], storage: Path, *extra: str) -> list[str]:
-    args = ["-m", "code_compass", "mcp", "--storage", str(storage), *extra]
+    args = ["-m", "code_compass_server", "mcp", "--storage", str(storage), *extra]
     for ws in workspaces:
         args += ["--workspace", str(ws)]
     return [sys.executable, *args]

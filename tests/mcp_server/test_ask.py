@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP SDK (`mcp` in requirements.lock) is not installed")
 
-from code_compass.answer.messages import EN
+from code_compass_server.answer.messages import EN
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.mcp_server.harness import mcp_client, ok, server_env, wait_indexed
 

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from code_compass.mcp.tools import TOOL_SPECS
+from code_compass_server.mcp.tools import TOOL_SPECS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"
 BLOCK = re.compile(r"<!-- schema: (\w+) -->\n```json\n(.*?)\n```", re.S)

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP SDK (`mcp` in requirements.lock) is not installed")
 
-from code_compass.constants import MCP_OPEN_FILE_MAX_LINES
+from code_compass_server.constants import MCP_OPEN_FILE_MAX_LINES
 from tests.conftest import write_tree
 from tests.mcp_server.harness import (
     HIT_FIELDS,

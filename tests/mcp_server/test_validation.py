@@ -135,7 +135,7 @@ def test_the_cli_prints_the_same_message(
     expected: str, cli: list[str], sample_ws: Path, tmp_path: Path
 ) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "code_compass", *cli, "--workspace", str(sample_ws),
+        [sys.executable, "-m", "code_compass_server", *cli, "--workspace", str(sample_ws),
          "--storage", str(tmp_path / "st")],
         capture_output=True, text=True, timeout=120, env=server_env(),
     )  # fmt: skip
@@ -209,7 +209,7 @@ def test_non_finite_numbers_are_refused_like_the_cli(
     assert result["isError"] is True
     assert result["content"] == [{"type": "text", "text": expected}]
     out = subprocess.run(
-        [sys.executable, "-m", "code_compass", *cli, "--workspace", str(sample_ws),
+        [sys.executable, "-m", "code_compass_server", *cli, "--workspace", str(sample_ws),
          "--storage", str(tmp_path / "cli")],
         capture_output=True, text=True, timeout=120, env=server_env(),
     )  # fmt: skip

@@ -6,15 +6,15 @@ from importlib import resources
 
 import pytest
 
-from code_compass.query import (
+from code_compass_server.query import (
     build_query,
     fit_to_index,
     looks_portuguese,
     passthrough,
     question_language,
 )
-from code_compass.query.lexicon import fold, parse_lexicon, portuguese_lexicon
-from code_compass.search.searcher import scored_text
+from code_compass_server.query.lexicon import fold, parse_lexicon, portuguese_lexicon
+from code_compass_server.search.searcher import scored_text
 
 
 @pytest.mark.parametrize(
@@ -121,7 +121,9 @@ def test_question_language() -> None:
 
 
 def test_the_lexicon_file_names_its_source_and_is_large() -> None:
-    text = resources.files("code_compass.query").joinpath("lexicon_pt.tsv").read_text("utf-8")
+    text = (
+        resources.files("code_compass_server.query").joinpath("lexicon_pt.tsv").read_text("utf-8")
+    )
     header = [ln for ln in text.splitlines()[:12] if ln.startswith("#")]
     assert any(ln.startswith("# Source:") for ln in header)
     entries = parse_lexicon(text)

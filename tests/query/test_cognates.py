@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.engine import Engine
-from code_compass.query import build_query, fit_to_index
-from code_compass.query.builder import Vocabulary
-from code_compass.query.cognates import candidates
-from code_compass.query.lexicon import portuguese_lexicon
-from code_compass.records import SearchParams
+from code_compass_server.engine import Engine
+from code_compass_server.query import build_query, fit_to_index
+from code_compass_server.query.builder import Vocabulary
+from code_compass_server.query.cognates import candidates
+from code_compass_server.query.lexicon import portuguese_lexicon
+from code_compass_server.records import SearchParams
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import tantivy
 
-from code_compass.storage import project_storage
+from code_compass_server.storage import project_storage
 
 DAMAGE_MODES = ("truncate", "random", "delete", "zero")
 KILL_PHASES = ("scan", "parse", "commit", "embed")
@@ -90,13 +90,13 @@ def write_workspace(ws: Path, files: int, salt: int, *, keep_defs: bool = False)
 def cli(
     storage: Path, ws: Path, *args: str, timeout: float = 600.0
 ) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "code_compass", *args, "--workspace", str(ws)]
+    cmd = [sys.executable, "-m", "code_compass_server", *args, "--workspace", str(ws)]
     cmd += ["--storage", str(storage)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def index_cmd(storage: Path, ws: Path, *, embed: bool) -> list[str]:
-    cmd = [sys.executable, "-m", "code_compass", "index", "--json", "--workspace", str(ws)]
+    cmd = [sys.executable, "-m", "code_compass_server", "index", "--json", "--workspace", str(ws)]
     cmd += ["--storage", str(storage)]
     return cmd if embed else [*cmd, "--no-embed"]
 
@@ -333,7 +333,7 @@ def start_serve(storage: Path, ws: Path, *, embed: bool) -> subprocess.Popen[byt
     import threading
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "code_compass", "serve"],
+        [sys.executable, "-m", "code_compass_server", "serve"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None

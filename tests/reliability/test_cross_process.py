@@ -10,8 +10,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from code_compass.engine import Engine
-from code_compass.storage import project_storage
+from code_compass_server.engine import Engine
+from code_compass_server.storage import project_storage
 from tests.conftest import write_tree
 from tests.reliability.attacks import write_workspace
 
@@ -20,7 +20,7 @@ FILES = 80
 
 
 def _cmd(storage: Path, ws: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "code_compass", *args, "--json", "--workspace", str(ws),
+    return [sys.executable, "-m", "code_compass_server", *args, "--json", "--workspace", str(ws),
             "--storage", str(storage)]  # fmt: skip
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.engine import Engine
-from code_compass.index.lexical import LexicalReadError
-from code_compass.validation import validate_search
+from code_compass_server.engine import Engine
+from code_compass_server.index.lexical import LexicalReadError
+from code_compass_server.validation import validate_search
 from tests.conftest import write_tree
 from tests.engine.fixtures import SAMPLE_FILES
 from tests.reliability.attacks import (
@@ -37,7 +37,7 @@ CASES = (
 
 
 def _model_available() -> bool:
-    from code_compass.embed.model import Embedder
+    from code_compass_server.embed.model import Embedder
 
     try:
         Embedder()

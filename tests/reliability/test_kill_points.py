@@ -20,8 +20,8 @@ FILES = 10
 KILLED_AFTER_CATALOG = """
 import os, signal, sys
 from pathlib import Path
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
 from tests.reliability.attacks import write_workspace
 storage, ws = Path(sys.argv[1]), Path(sys.argv[2])
 e = Engine.open(storage, EngineSettings(embeddings=True))

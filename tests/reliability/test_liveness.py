@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.embed.links import EmbeddingFailed
-from code_compass.engine import Engine
-from code_compass.engine_status import project_to_json
-from code_compass.settings import EngineSettings
+from code_compass_server.embed.links import EmbeddingFailed
+from code_compass_server.engine import Engine
+from code_compass_server.engine_status import project_to_json
+from code_compass_server.settings import EngineSettings
 from tests.conftest import write_tree
 from tests.engine.fixtures import SAMPLE_FILES
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
-from code_compass.embed.vectors import VectorItem, VectorStore
-from code_compass.index.writer_lock import WriterLock
+from code_compass_server.embed.vectors import VectorItem, VectorStore
+from code_compass_server.index.writer_lock import WriterLock
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from code_compass.index.writer_lock import WriterLock
+from code_compass_server.index.writer_lock import WriterLock
 lock = WriterLock(Path(sys.argv[1]))
 print("held" if lock.acquire() else "busy", flush=True)
 sys.stdin.readline()

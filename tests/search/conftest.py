@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from code_compass.embed.model import Embedder
-from code_compass.embed.paths import default_model_dir
-from code_compass.embed.project_link import to_pending
-from code_compass.embed.vectors import VectorStore
-from code_compass.embed.worker import EmbeddingWorker
-from code_compass.index.project import Project
+from code_compass_server.embed.model import Embedder
+from code_compass_server.embed.paths import default_model_dir
+from code_compass_server.embed.project_link import to_pending
+from code_compass_server.embed.vectors import VectorStore
+from code_compass_server.embed.worker import EmbeddingWorker
+from code_compass_server.index.project import Project
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from code_compass.index.catalog import ChunkRow
-from code_compass.search.candidates import Candidate
+from code_compass_server.index.catalog import ChunkRow
+from code_compass_server.search.candidates import Candidate
 
 
 def row(

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from code_compass.constants import DEFAULT_MIN_SCORE
-from code_compass.search.calibration import (
+from code_compass_server.constants import DEFAULT_MIN_SCORE
+from code_compass_server.search.calibration import (
     MODES,
     fitted,
     score_candidates,
 )
-from code_compass.search.gate import GATE_SIGNALS, question_terms
-from code_compass.search.signals import (
+from code_compass_server.search.gate import GATE_SIGNALS, question_terms
+from code_compass_server.search.signals import (
     bm25_strength,
     query_info,
     query_signals,

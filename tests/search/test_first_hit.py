@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from code_compass.search.calibration import (
+from code_compass_server.search.calibration import (
     FIRST_SIGNALS,
     MODES,
     calibrate_first,
@@ -19,9 +19,9 @@ from code_compass.search.calibration import (
     fitted,
     score_candidates,
 )
-from code_compass.search.candidates import Candidate
-from code_compass.search.gate import question_terms
-from code_compass.search.signals import query_info
+from code_compass_server.search.candidates import Candidate
+from code_compass_server.search.gate import question_terms
+from code_compass_server.search.signals import query_info
 from tests.search.helpers import cand, row
 from tests.search.test_calibration import QUESTION, Counts, _list
 
@@ -107,9 +107,9 @@ def test_the_fit_refuses_test_verdicts_and_the_test_split(tmp_path: Path) -> Non
 
 
 def test_search_gives_its_first_hit_the_first_hit_models_relevance(tmp_path: Path) -> None:
-    from code_compass.engine import Engine
-    from code_compass.settings import EngineSettings
-    from code_compass.validation import validate_search
+    from code_compass_server.engine import Engine
+    from code_compass_server.settings import EngineSettings
+    from code_compass_server.validation import validate_search
 
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from code_compass.search.fusion import diversify, fuse, merge
+from code_compass_server.search.fusion import diversify, fuse, merge
 from tests.search.helpers import cand, row
 
 

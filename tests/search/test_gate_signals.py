@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from code_compass.search.calibration import score_candidates
-from code_compass.search.gate import gate_signals, named_identifiers, question_terms
-from code_compass.search.signals import query_info
+from code_compass_server.search.calibration import score_candidates
+from code_compass_server.search.gate import gate_signals, named_identifiers, question_terms
+from code_compass_server.search.signals import query_info
 from tests.search.helpers import cand, row
 from tests.search.test_calibration import Counts
 

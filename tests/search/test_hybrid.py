@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from code_compass.constants import DEFAULT_MIN_SCORE
-from code_compass.embed.model import Embedder
-from code_compass.embed.vectors import VectorStore
-from code_compass.engine import Engine
-from code_compass.records import SearchParams
-from code_compass.search.semantic import score_semantic, semantic_candidates
-from code_compass.settings import EngineSettings
+from code_compass_server.constants import DEFAULT_MIN_SCORE
+from code_compass_server.embed.model import Embedder
+from code_compass_server.embed.vectors import VectorStore
+from code_compass_server.engine import Engine
+from code_compass_server.records import SearchParams
+from code_compass_server.search.semantic import score_semantic, semantic_candidates
+from code_compass_server.settings import EngineSettings
 from tests.search.conftest import embed_project
 
 FILES: dict[str, str] = {

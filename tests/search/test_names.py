@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from code_compass.constants import DEFAULT_MIN_SCORE
-from code_compass.engine import Engine
-from code_compass.search.names import NameRef, phrase_names, place, query_names
-from code_compass.settings import EngineSettings
-from code_compass.validation import validate_search
+from code_compass_server.constants import DEFAULT_MIN_SCORE
+from code_compass_server.engine import Engine
+from code_compass_server.search.names import NameRef, phrase_names, place, query_names
+from code_compass_server.settings import EngineSettings
+from code_compass_server.validation import validate_search
 from tests.conftest import write_tree
 from tests.search.helpers import cand, row
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from code_compass.embed.model import Embedder
-from code_compass.engine import Engine
-from code_compass.query import passthrough
-from code_compass.records import SearchParams
-from code_compass.settings import EngineSettings
+from code_compass_server.embed.model import Embedder
+from code_compass_server.engine import Engine
+from code_compass_server.query import passthrough
+from code_compass_server.records import SearchParams
+from code_compass_server.settings import EngineSettings
 
 FILES: dict[str, str | bytes] = {
     "app/routing.py": (
@@ -136,7 +136,7 @@ def test_cli_search_takes_a_portuguese_query(
 ) -> None:
     ws = tree(tmp_path / "ws", dict(FILES))
     out = subprocess.run(
-        [sys.executable, "-m", "code_compass", "search", "onde o django valida as senhas?",
+        [sys.executable, "-m", "code_compass_server", "search", "onde o django valida as senhas?",
          "--workspace", str(ws), "--storage", str(tmp_path / "st"), "--mode", "lexical",
          "--json"],
         capture_output=True, text=True, timeout=120,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from code_compass.constants import DEFAULT_MIN_SCORE
-from code_compass.engine import Engine
-from code_compass.settings import EngineSettings
-from code_compass.validation import validate_search
+from code_compass_server.constants import DEFAULT_MIN_SCORE
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
+from code_compass_server.validation import validate_search
 from tests.conftest import write_tree
 
 FILES: dict[str, str | bytes] = {

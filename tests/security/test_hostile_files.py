@@ -8,9 +8,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from code_compass.engine import Engine
-from code_compass.index.chunk import SkipFile, parse_file
-from code_compass.index.parse_pool import (
+from code_compass_server.engine import Engine
+from code_compass_server.index.chunk import SkipFile, parse_file
+from code_compass_server.index.parse_pool import (
     SKIP_MEMORY,
     SKIP_TIMEOUT,
     GuardedPool,
@@ -18,8 +18,8 @@ from code_compass.index.parse_pool import (
     LoadedFile,
     load_guarded,
 )
-from code_compass.index.scan import FileEntry
-from code_compass.settings import EngineSettings
+from code_compass_server.index.scan import FileEntry
+from code_compass_server.settings import EngineSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ -> `security` importable
 from security.hostile_files import (

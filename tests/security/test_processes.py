@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psutil
 
-from code_compass.index.parse_pool import PARENT_POLL_S
+from code_compass_server.index.parse_pool import PARENT_POLL_S
 
 GONE_WITHIN_S = 10 * PARENT_POLL_S + 5  # generous: 2 shared cores
 
@@ -49,8 +49,8 @@ PARENT = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from code_compass.index.parse_pool import GuardedPool
-    from code_compass.index.scan import FileEntry
+    from code_compass_server.index.parse_pool import GuardedPool
+    from code_compass_server.index.scan import FileEntry
     p = Path(sys.argv[1])
     pool = GuardedPool(2)
     entry = FileEntry(p.name, p, p.stat().st_size, p.stat().st_mtime_ns, "python")
@@ -86,7 +86,7 @@ def test_ctrl_c_of_index_leaves_no_worker(tmp_path: Path) -> None:
     for i in range(2_000):
         body = "\n\n".join(f"def f{i}_{j}(x):\n    return x + {j}\n" for j in range(30))
         (ws / "pkg" / f"m{i}.py").write_text(body)
-    cmd = [sys.executable, "-m", "code_compass", "index", "--no-embed",
+    cmd = [sys.executable, "-m", "code_compass_server", "index", "--no-embed",
            "--workspace", str(ws), "--storage", str(tmp_path / "store")]  # fmt: skip
     # A session of its own: SIGINT to its group is what a terminal's Ctrl-C sends.
     proc = subprocess.Popen(
