@@ -70,14 +70,18 @@ ALLOWED: dict[str, set[str]] = {
     # Answers see the index through the EvidenceSource protocol, never the engine or search;
     # index.textio is imported for its line-splitting contract with the editor.
     "answer": LEAVES | {"validation", "depth", "index", "query"},
-    "engine": CORE | {"engine_status"},
+    # The team index (PostgreSQL): the local index's parsers, tokens and stores' record types,
+    # the embedding text rules, search's candidate records; the engine's typed status.
+    "team": LEAVES | {"index", "embed", "search", "engine_status"},
+    "engine": CORE | {"engine_status", "team"},
     # Front doors. lsp -> index is tolerated (see TOLERATED); cli is the program's entry point
     # and starts the other front doors.
     "lsp": FRONT | {"index"},
     # mcp validates an ask with answer.request before opening anything (as cli does) and cuts
     # open_file's lines with index.textio, the editor's line contract.
     "mcp": FRONT | {"answer", "index"},
-    "cli": FRONT | {"lsp", "mcp", "answer", "depth", "index"},
+    # cli -> team: `db start/stop/user add` and `index --database` (the push's progress).
+    "cli": FRONT | {"lsp", "mcp", "answer", "depth", "index", "team"},
 }
 
 # Allowed edges that should go away; printed as warnings, not failures.

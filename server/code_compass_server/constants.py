@@ -253,3 +253,7 @@ SEARCH_ANSWER_WEIGHTS: dict[str, dict[str, float]] = {
 }  # fmt: skip
 SEARCH_THRESHOLD: dict[str, float] = {"hybrid": 60.078, "lexical": 36.205, "semantic": 14.646}
 SEARCH_RANK_SLOPE: dict[str, float] = {"hybrid": 0.1, "lexical": 0.1, "semantic": 0.1}
+
+# The team index (team/): its URL and the shared project's name, for every front door.
+ENV_DATABASE_URL = "CODE_COMPASS_DATABASE_URL"
+ENV_PROJECT = "CODE_COMPASS_PROJECT"

@@ -45,6 +45,17 @@ from code_compass_server.records import (
 from code_compass_server.search.search_service import SearchService
 from code_compass_server.settings import EngineSettings, SettingsChange, SettingsStore
 from code_compass_server.storage import storage_base
+from code_compass_server.team.engine_glue import (
+    PushProgress,
+    PushSummary,
+    SemanticFn,
+    TeamOptions,
+    push_tree,
+    team_from_env,
+    team_registry,
+    team_semantic_channel,
+    team_status,
+)
 
 if TYPE_CHECKING:  # the answer stack loads with the first question
     import numpy as np
@@ -62,8 +73,10 @@ class Engine:
         *,
         serves_editor: bool = False,
         queries_only: bool = False,
+        team: TeamOptions | None = None,
     ) -> None:
-        """`serves_editor`: this engine holds an editor's buffers (the language server) and
+        """`team`: serve from a team index (PostgreSQL) instead of the local stores.
+        `serves_editor`: this engine holds an editor's buffers (the language server) and
         publishes them for other processes on the same storage; the others read them.
         `queries_only`: a one-shot query process (CLI search, ask): vectors are read
         memory-mapped and nothing is embedded (embed/vector_reader.py)."""
@@ -72,13 +85,21 @@ class Engine:
         # and per-folder values are read through `scan_for(root)` at use.
         self.settings_store = SettingsStore(settings)
         self.buffers = EditorBuffers()
-        self.registry = ProjectRegistry(
-            storage, self.buffers, self._max_file_bytes, read_shared=not serves_editor
+        self.team = team
+        self.registry = (
+            ProjectRegistry(
+                storage, self.buffers, self._max_file_bytes, read_shared=not serves_editor
+            )
+            if team is None
+            else team_registry(storage, self.buffers, self._max_file_bytes, team, self._scan_for)
         )
         self._publisher = BufferPublisher() if serves_editor else None
         self.embeddings = EmbeddingLinks(storage, settings.embeddings, queries_only=queries_only)
         self.scheduler = IndexScheduler(self.buffers, self._scan_for, self.embeddings)
-        self.search_service = SearchService(self.registry, self.embeddings.semantic_channel)
+        self.search_service = SearchService(
+            self.registry,
+            self.embeddings.semantic_channel if team is None else self._team_semantic,
+        )
         self._watchers: dict[str, ProjectWatcher] = {}
         self._answers: AskService | None = None
         self._lock = threading.Lock()
@@ -105,18 +126,20 @@ class Engine:
         *,
         serves_editor: bool = False,
         queries_only: bool = False,
+        team: TeamOptions | None = None,
     ) -> Engine:
         return cls(
             storage_base(storage),
             settings or EngineSettings(),
             serves_editor=serves_editor,
             queries_only=queries_only,
+            team=team if team is not None else team_from_env(),
         )
 
     # --- projects ---
     def add_project(self, root: Path, name: str | None = None) -> str:
         project, created = self.registry.open(root, name)
-        if created:
+        if created and self.team is None:
             link = self.embeddings.link(project)
             self.scheduler.attach(project, link.paths_replaced if link else None)
         return project.name
@@ -164,6 +187,34 @@ class Engine:
                 self.embeddings.unlink(project.name)
 
     # --- indexing: every write goes through the scheduler ---
+    def _team_semantic(self) -> SemanticFn | None:
+        """The team index's semantic channel: None while embeddings are off or no model."""
+        if not self.settings.embeddings:
+            return None
+        embedder = self.embeddings.query_embedder()
+        if embedder is None:
+            return None
+        return team_semantic_channel(embedder)
+
+    def push(
+        self,
+        project: str | None = None,
+        *,
+        embed: bool = True,
+        progress: Callable[[PushProgress], None] | None = None,
+    ) -> list[PushSummary]:
+        """Team index: push the working tree of each project (only what the server lacks)."""
+        assert self.team is not None, "push needs a team index"
+        out = []
+        for name in [project] if project else self.projects():
+            p = self.registry.get(name)
+            embedder = self.embeddings.query_embedder() if embed else None
+            out.append(
+                push_tree(self.team.url, name, p.root, self._scan_for(p.root), embedder, progress)
+            )
+            p.catalog.invalidate_counts()
+        return out
+
     def index(
         self,
         project: str | None = None,
@@ -175,7 +226,10 @@ class Engine:
     ) -> list[IndexSummary]:
         """Index (incrementally) now and wait. Then `embed` waits until every chunk has its
         vector; otherwise the embedding worker catches up in the background, unless
-        `background_embed` is off too (one-shot CLI commands that exit right after)."""
+        `background_embed` is off too (one-shot CLI commands that exit right after).
+        Served from a team index there is no local index: `push` writes to the server."""
+        if self.team is not None:
+            return []
         self._live.start()
         out: list[IndexSummary] = []
         for name in [project] if project else self.projects():
@@ -346,6 +400,8 @@ class Engine:
 
     def status(self) -> EngineStatus:
         """Typed; `status.status_to_json` gives the front doors' wire form."""
+        if self.team is not None:
+            return team_status(self.registry, self.embeddings, self.storage)
         return collect_status(self.registry, self.scheduler, self.embeddings, self.storage)
 
     def ask(

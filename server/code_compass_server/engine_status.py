@@ -53,6 +53,11 @@ class ProjectStatus:
     queued: bool = False  # a full run of it is waiting
     last_error: str = ""
     writer_pid: int | None = None  # read-only: the process that writes this index, if known
+    # The team index (team/): which backend serves it, the server's version, and how many of
+    # the workspace's paths differ from what was last pushed (served from the local overlay).
+    backend: str = "local"
+    server: str = ""
+    behind: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +171,11 @@ def project_to_json(p: ProjectStatus) -> JsonObject:
         "storage": str(p.storage),
         "lastError": p.last_error,
         "writerPid": p.writer_pid,
-    }
+    } | (
+        {"backend": p.backend, "server": p.server, "behind": p.behind}
+        if p.backend != "local"
+        else {}
+    )
 
 
 def status_to_json(status: EngineStatus) -> JsonObject:

@@ -23,6 +23,8 @@ from typing import Any, NoReturn
 from code_compass_server import __version__
 from code_compass_server.constants import (
     DEFAULT_MAX_FILE_KB,
+    ENV_DATABASE_URL,
+    ENV_PROJECT,
     MAX_PATH_PREFIX_CHARS,
     MAX_QUERY_CHARS,
     MAX_TOP_K,
@@ -65,6 +67,21 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-v", "--verbose", action="store_true", help="log more; `index` lists skipped files"
     )
+    _team(p)
+
+
+def _team(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--database",
+        metavar="URL",
+        default=os.environ.get(ENV_DATABASE_URL) or None,
+        help=f"a team index (PostgreSQL) instead of the local index (default: ${ENV_DATABASE_URL})",
+    )
+    p.add_argument(
+        "--project",
+        help="project name (team index: the shared project, default the folder's name; "
+        "search: '*' for every workspace)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,7 +104,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", type=Path, help="JSONL file of {id, query} for batch search")
     _filters(p)
     p.add_argument("--mode", choices=SEARCH_MODES, default="hybrid")
-    p.add_argument("--project", help="project name to search, or '*' for all projects")
 
     p = sub.add_parser("status", help="what is indexed")
     _common(p)
@@ -103,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--history", type=Path, help="JSON list of {role, content}")
     p.add_argument("--json", action="store_true")
 
-    sub.add_parser("serve", help="run the language server over stdio")
+    p = sub.add_parser("serve", help="run the language server over stdio")
+    _team(p)
 
     p = sub.add_parser("mcp", help="run the MCP server (tools for agents) over stdio")
     p.add_argument(
@@ -117,7 +134,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--max-file-kb", type=int, help="skip files larger than this (default 1000)")
     p.add_argument("-v", "--verbose", action="store_true")
+    _team(p)
+
+    p = sub.add_parser("db", help="an embedded team-index server (PostgreSQL + pgvector)")
+    dbs = p.add_subparsers(dest="db_command", required=True, parser_class=_Parser)
+    for name, text in (
+        ("start", "start it (created at first start); prints its URL"),
+        ("stop", "stop it"),
+        ("status", "is it running, where, which version"),
+    ):
+        q = dbs.add_parser(name, help=text)
+        _db_common(q)
+    q = dbs.add_parser("user", help="database roles")
+    users = q.add_subparsers(dest="user_command", required=True, parser_class=_Parser)
+    q = users.add_parser("add", help="a role that can read only these projects; prints its URL")
+    q.add_argument("name")
+    q.add_argument("--project", action="append", required=True, help="a project it may read")
+    q.add_argument("--write", action="store_true", help="it may also push to them")
+    q.add_argument("--database", metavar="URL", help="an admin URL (default: the embedded one)")
+    _db_common(q)
     return parser
+
+
+def _db_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dir", type=Path, help="the server's folder (default: <storage>/db)")
+    p.add_argument("--storage", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("-v", "--verbose", action="store_true")
 
 
 def _filters(p: argparse.ArgumentParser) -> None:
@@ -185,11 +228,21 @@ def _run(args: argparse.Namespace) -> int:
         stream=sys.stderr,
         format=_SERVE_LOG_FORMAT if args.command == "serve" else _LOG_FORMAT,
     )
+    if args.command in ("serve", "mcp") and args.database:
+        # The servers open their engines later (initialize, the MCP session): they read the
+        # team index from the environment, as every command does without --database.
+        os.environ[ENV_DATABASE_URL] = args.database
+        if args.project:
+            os.environ[ENV_PROJECT] = args.project
     if args.command == "serve":
         from code_compass_server.lsp.server import run_stdio
 
         run_stdio()
         return 0
+    if args.command == "db":
+        from code_compass_server.cli.team_commands import cmd_db
+
+        return cmd_db(args)
     if args.command == "mcp":
         from code_compass_server.cli.commands import engine_settings
         from code_compass_server.mcp.mcp_server import run_stdio as run_mcp
@@ -204,6 +257,10 @@ def _run(args: argparse.Namespace) -> int:
         result = run_depth(args.question, args.history)
         print(json.dumps(result, ensure_ascii=False) if args.json else json.dumps(result, indent=2))
         return 0
+    if args.command == "index" and args.database:
+        from code_compass_server.cli.team_commands import cmd_push
+
+        return cmd_push(args)
     if args.command == "index":
         from code_compass_server.cli.index_command import cmd_index
 

@@ -35,8 +35,14 @@ def open_engine(
     args: argparse.Namespace, *, queries_only: bool = False
 ) -> tuple[Engine, list[str]]:
     """`queries_only`: search and ask read the committed vectors and never embed."""
-    engine = Engine.open(args.storage, engine_settings(args), queries_only=queries_only)
     roots = args.workspace or [Path.cwd()]
+    team = None
+    if getattr(args, "database", None):
+        from code_compass_server.team.engine_glue import TeamOptions
+
+        named = args.project and args.project != "*"
+        team = TeamOptions(args.database, {Path(r): args.project for r in roots} if named else {})
+    engine = Engine.open(args.storage, engine_settings(args), queries_only=queries_only, team=team)
     names = [engine.add_project(root) for root in roots]
     return engine, names
 

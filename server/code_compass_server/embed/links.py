@@ -161,6 +161,14 @@ class EmbeddingLinks:
         )
         return True
 
+    def query_embedder(self) -> Embedder | None:
+        """The loaded model (loaded now if needed), None when embeddings are off or it is
+        missing: the team index embeds queries and pushed pieces with it."""
+        if not self.enabled:
+            return None
+        with self._lock:
+            return self._embedder if self._load_model() else None
+
     def embed(self, texts: Sequence[str]) -> np.ndarray | None:
         """L2-normalised vectors of `texts` with the loaded model; None when embeddings are
         off or the model is missing (the answers' sentence check then stays lexical)."""

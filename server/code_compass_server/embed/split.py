@@ -88,3 +88,14 @@ def context_header(symbol: str, language: str) -> str:
 
 def embedding_text(header: str, piece_text: str) -> str:
     return f"{header}\n{piece_text}" if header else piece_text
+
+
+def model_texts(
+    text: str, start_line: int, symbol: str, language: str, counter: LineTokenCounter
+) -> list[str]:
+    """What the model reads for each piece of a chunk: the header line, then the piece. One
+    rule for the local worker and the team index, so both embed the same texts."""
+    header = context_header(symbol, language)
+    budget = EMBED_MAX_TOKENS - sum(counter.line_token_counts(header))
+    pieces = split_for_embedding(text, start_line, counter, budget)
+    return [embedding_text(header, p.text) for p in pieces]

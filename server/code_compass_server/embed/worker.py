@@ -26,9 +26,9 @@ from typing import Protocol
 
 import numpy as np
 
-from code_compass_server.constants import EMBED_MAX_TOKENS, EMBED_WORKER_BATCH, EMBED_WORKER_FLUSH_S
+from code_compass_server.constants import EMBED_WORKER_BATCH, EMBED_WORKER_FLUSH_S
 from code_compass_server.embed.cache import EmbeddingCache
-from code_compass_server.embed.split import context_header, embedding_text, split_for_embedding
+from code_compass_server.embed.split import model_texts
 from code_compass_server.embed.vectors import VectorItem, VectorStore
 from code_compass_server.records import text_hash
 
@@ -207,11 +207,7 @@ class EmbeddingWorker:
         return len(completed)
 
     def texts_for(self, item: PendingChunk) -> list[str]:
-        """What the model reads for each piece of a chunk: the header line, then the piece."""
-        header = context_header(item.symbol, item.language)
-        budget = EMBED_MAX_TOKENS - sum(self._embedder.line_token_counts(header))
-        pieces = split_for_embedding(item.text, item.start_line, self._embedder, budget)
-        return [embedding_text(header, p.text) for p in pieces]
+        return model_texts(item.text, item.start_line, item.symbol, item.language, self._embedder)
 
     def _record(self, n: int, seconds: float) -> None:
         with self._lock:

@@ -123,6 +123,51 @@ def body_words(text: str) -> list[str]:
     return list(words_analyzer().analyze(text))
 
 
+def weighted_terms(
+    query: str, stems: list[str], forms: Callable[[str], tuple[str, ...]]
+) -> dict[tuple[str, str], float]:
+    """The query's (field, term) -> summed boost (the BOOST_* constants): what BM25 scores.
+    `forms(stem)` gives the indexed body words of a stem. One definition for both backends
+    (Tantivy here, the team index's SQL in team/lexical_sql.py)."""
+    boosts: dict[tuple[str, str], float] = {}
+
+    def add(field: str, term: str, boost: float) -> None:
+        boosts[field, term] = boosts.get((field, term), 0.0) + boost
+
+    for word in body_words(query):
+        if not is_stop_word(word):  # long posting lists that order nothing
+            add("body", word, BOOST_BODY)
+    wholes = [i.lower() for i in identifiers(query)]
+    parts = identifier_parts(query)
+    for whole in wholes:
+        if is_underscored(whole):
+            add("code", whole, BOOST_WHOLE)
+        add("symbol", whole, BOOST_SYMBOL)
+    for part in parts:
+        add("code", part, BOOST_PART)
+        add("symbol", part, BOOST_SYMBOL_PART)
+        add("path_parts", part, BOOST_PATH)
+    for stem in stems:
+        for form in forms(stem):
+            add("body", form, BOOST_STEM)
+    return boosts
+
+
+def stem_forms_of(stem: str, prefix_walk: Callable[[str], Iterable[str]]) -> tuple[str, ...]:
+    """Indexed body words whose stem is `stem` ("pars" -> parse, parsed, parsing), found by
+    walking the vocabulary under the stem's prefixes (`prefix_walk(prefix)`)."""
+    found: list[str] = []
+    if len(stem) >= STEM_MIN_CHARS:
+        prefixes = [stem, stem[:-1] + "y"] if stem.endswith("i") else [stem]  # queri: query
+        for prefix in prefixes:
+            found.extend(
+                word
+                for word in prefix_walk(prefix)
+                if len(word) <= len(stem) + STEM_MAX_SUFFIX and word_stem(word) == stem
+            )
+    return tuple(found)
+
+
 class LexicalIndex:
     def __init__(self, directory: Path, *, read_only: bool = False) -> None:
         directory.mkdir(parents=True, exist_ok=True)
@@ -252,30 +297,10 @@ class LexicalIndex:
     def _clauses(
         self, query: str, stems: list[str], searcher: tantivy.Searcher
     ) -> list[tantivy.Query]:
-        """One boosted term clause per (field, term) (weights: the BOOST_* constants). Only
-        term clauses: Tantivy then prunes with block-max WAND (a disjunction-max clause for
-        the word forms measured ~2x slower: it scores every matching document)."""
-        boosts: dict[tuple[str, str], float] = {}
-
-        def add(field: str, term: str, boost: float) -> None:
-            boosts[field, term] = boosts.get((field, term), 0.0) + boost
-
-        for word in body_words(query):
-            if not is_stop_word(word):  # long posting lists that order nothing
-                add("body", word, BOOST_BODY)
-        wholes = [i.lower() for i in identifiers(query)]
-        parts = identifier_parts(query)
-        for whole in wholes:
-            if is_underscored(whole):
-                add("code", whole, BOOST_WHOLE)
-            add("symbol", whole, BOOST_SYMBOL)
-        for part in parts:
-            add("code", part, BOOST_PART)
-            add("symbol", part, BOOST_SYMBOL_PART)
-            add("path_parts", part, BOOST_PATH)
-        for stem in stems:
-            for form in self._stem_forms(searcher, stem):
-                add("body", form, BOOST_STEM)
+        """One boosted term clause per (field, term) (weights: `weighted_terms`). Only term
+        clauses: Tantivy then prunes with block-max WAND (a disjunction-max clause for the word
+        forms measured ~2x slower: it scores every matching document)."""
+        boosts = weighted_terms(query, stems, lambda stem: self._stem_forms(searcher, stem))
         return [self._term(f, t, b) for (f, t), b in boosts.items()]
 
     def _term(self, field: str, term: str, boost: float) -> tantivy.Query:
@@ -289,17 +314,13 @@ class LexicalIndex:
         forms = self._forms.get(stem)
         if forms is not None:
             return forms
-        found: list[str] = []
-        if len(stem) >= STEM_MIN_CHARS:
-            prefixes = [stem, stem[:-1] + "y"] if stem.endswith("i") else [stem]  # queri: query
-            for prefix in prefixes:
-                walk = searcher.terms_with_prefix("body", prefix, limit=STEM_MAX_VARIANTS)
-                found.extend(
-                    word
-                    for word, _count in walk
-                    if len(word) <= len(stem) + STEM_MAX_SUFFIX and word_stem(word) == stem
-                )
-        forms = tuple(found)
+        forms = stem_forms_of(
+            stem,
+            lambda prefix: (
+                word
+                for word, _n in searcher.terms_with_prefix("body", prefix, limit=STEM_MAX_VARIANTS)
+            ),
+        )
         cache = self._forms
         if len(cache) >= STEM_CACHE_SIZE:
             self._forms = cache = {}
