@@ -31,6 +31,7 @@ from code_compass_server.constants import (
     MIN_TOP_K,
 )
 from code_compass_server.errors import InputError
+from code_compass_server.team.connection import TeamIndexUnavailable
 from code_compass_server.validation import SEARCH_MODES
 
 EXIT_BAD_INPUT = 2
@@ -211,6 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         sys.stderr.write(f"code-compass: {exc.field}: {exc.message}\n")
         return EXIT_BAD_INPUT
+    except TeamIndexUnavailable as exc:  # said in one line; the URL's password never shown
+        sys.stderr.write(f"code-compass: {exc}\n")
+        return 1
     except KeyboardInterrupt:
         sys.stderr.write("code-compass: interrupted\n")
         return EXIT_INTERRUPTED
