@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from code_compass_server.team.embedded import EmbeddedServer
+from tests.lsp.conftest import start  # noqa: F401 - the language server, for its team test
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "server" / "code_compass_server" / "index"  # a real tree of ~40 files

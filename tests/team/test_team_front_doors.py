@@ -154,3 +154,21 @@ def test_hybrid_search_ranks_as_the_local_index(url: str, tmp_path: Path) -> Non
         top_team = {(h["path"], h["startLine"]) for h in team}
         top_local = {(h["path"], h["startLine"]) for h in local}
         assert len(top_team & top_local) >= 4, q
+
+
+async def test_the_language_server_serves_the_team_index(
+    url: str, tmp_path: Path, start: object
+) -> None:
+    ws = copy_tree(tmp_path / "editor-ws")
+    push(ws, url, tmp_path / "h", "editor")
+    session = await start(  # type: ignore[operator]
+        [ws], env={"CODE_COMPASS_DATABASE_URL": url, "CODE_COMPASS_PROJECT": "editor"}
+    )
+    status = await session.request("codeCompass/status", {})
+    project = status["projects"][0]
+    assert project["backend"] == "team" and project["name"] == "editor"
+    assert project["chunks"] > 100
+    found = await session.request(
+        "codeCompass/search", {"query": "writer lock held by another process", "mode": "lexical"}
+    )
+    assert found["hits"] and found["hits"][0]["path"] == "writer_lock.py"

@@ -109,8 +109,18 @@ def _open_path_for(path: Path, user: str | None) -> None:
 def _pg(cmd: str, args: list[str], user: str | None, timeout: float = START_TIMEOUT_S) -> str:
     full = [str(_bin_dir() / cmd), *args]
     try:
+        # The server's own user, group and no other groups: with root's group kept, a
+        # folder's group bits (not its "other" bits) would decide what it may reach.
+        entry = pwd.getpwnam(user) if user is not None else None
         done = subprocess.run(
-            full, capture_output=True, text=True, timeout=timeout, user=user, check=False
+            full,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            user=user,
+            group=entry.pw_gid if entry is not None else None,
+            extra_groups=[] if entry is not None else None,
         )
     except subprocess.TimeoutExpired as exc:
         raise DatabaseServerError(f"{cmd} did not finish in {timeout:.0f} s") from exc

@@ -47,8 +47,10 @@ class TeamRegistry(ProjectRegistry):
             for existing in self._projects.values():
                 if existing.root == root:
                     return existing, False
+            # Named by configuration first (--project, $CODE_COMPASS_PROJECT for a single
+            # folder), then by the client's folder name, then by the folder itself.
             single = self._single if not self._projects else ""
-            team_name = name or self._project_names.get(root) or single or root.name
+            team_name = self._project_names.get(root) or single or name or root.name
             connections = TeamConnections(self.url)
             with connections.conn() as c:
                 row = c.execute(
