@@ -58,6 +58,12 @@ TOP_K = 10
 MIN_SCORE = DEFAULT_MIN_SCORE
 BINS = 10
 CLI = [sys.executable, "-m", "code_compass_server"]
+# --database URL: every corpus is pushed to (and searched in) a team index, one project each.
+TEAM: list[str] = []
+
+
+def team_args(c: Corpus) -> list[str]:
+    return ["--database", TEAM[0], "--project", c.name] if TEAM else []
 
 
 # --- data --------------------------------------------------------------------------------------
@@ -129,7 +135,7 @@ def index_summary(c: Corpus, lexical: bool) -> dict[str, Any]:
         "--storage",
         str(storage_for(c, lexical)),
     ]
-    cmd += ["--json", *(["--no-embed"] if lexical else [])]
+    cmd += ["--json", *(["--no-embed"] if lexical else []), *team_args(c)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     summary: dict[str, Any] = json.loads(out.strip().splitlines()[-1])["projects"][0]
     return summary
@@ -147,7 +153,7 @@ def batch_search(
     try:
         cmd = [*CLI, "search", "--queries", qfile, "--json", "--top-k", str(TOP_K),
                "--mode", mode, "--workspace", str(corpus_dir(c)),
-               "--storage", str(storage_for(c, lexical))]  # fmt: skip
+               "--storage", str(storage_for(c, lexical)), *team_args(c)]  # fmt: skip
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     finally:
         os.unlink(qfile)
@@ -165,7 +171,7 @@ def index(c: Corpus, lexical: bool, reindex: bool, log: Callable[[str], None]) -
     t0 = time.perf_counter()
     summary = index_summary(c, lexical)
     wall = time.perf_counter() - t0
-    built = summary["changed"] > 0 and summary["unchanged"] == 0
+    built = summary["changed"] > 0 and summary.get("unchanged", 0) == 0
     if built:
         record.write_text(json.dumps({"wall_seconds": round(wall, 1), "summary": summary}))
     # A storage built outside this script has no record: its build time is unknown.
@@ -365,7 +371,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--reindex", action="store_true", help="delete the storages and rebuild them")
     ap.add_argument("--out", type=Path, help="write the results as JSON here")
+    ap.add_argument(
+        "--database", metavar="URL", help="push to and search a team index (docs/team-index.md)"
+    )
     args = ap.parse_args(argv)
+    if args.database:
+        TEAM[:] = [args.database]
 
     def log(s: str) -> None:
         print(s, file=sys.stderr, flush=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from code_compass_server.team.embedded import EmbeddedServer
 from tests.team.conftest import cli, copy_tree, push, search, server_dir
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg (requirements.lock) is not installed")
@@ -204,3 +205,39 @@ def test_an_unreachable_team_index_is_one_clear_line(tmp_path: Path) -> None:
     assert done.returncode != 0 and time.monotonic() - started < 60
     assert "not reachable" in done.stderr and "secret" not in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_server_that_goes_away_is_said_at_once_and_found_again(tmp_path: Path) -> None:
+    from code_compass_server.engine import Engine
+    from code_compass_server.records import SearchParams
+    from code_compass_server.settings import EngineSettings
+    from code_compass_server.team.connection import TeamIndexUnavailable
+    from code_compass_server.team.engine_glue import TeamOptions
+
+    srv = EmbeddedServer(server_dir())
+    info = srv.start()
+    engine = None
+    try:
+        ws = copy_tree(tmp_path / "ws")
+        push(ws, info.url, tmp_path / "h", "away")
+        engine = Engine.open(
+            tmp_path / "st",
+            EngineSettings(embeddings=False),
+            team=TeamOptions(info.url, {ws: "away"}),
+        )
+        name = engine.add_project(ws)
+        params = SearchParams("writer lock held by another process", 5, None, None, None, name)
+        assert len(engine.search(params)) > 0
+        srv.stop()
+        started = time.monotonic()
+        with pytest.raises(TeamIndexUnavailable) as gone:
+            engine.search(params)
+        assert time.monotonic() - started < 15  # said at once, never a hang
+        assert info.url.split("@")[0].split(":")[-1] not in str(gone.value)  # no password
+        srv.start()
+        assert len(engine.search(params)) > 0  # the same engine reconnects
+    finally:
+        if engine is not None:
+            engine.close()
+        srv.stop()
+        shutil.rmtree(srv.directory, ignore_errors=True)

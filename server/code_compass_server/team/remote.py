@@ -56,9 +56,8 @@ class TeamConnections:
     def conn(self) -> Iterator[psycopg.Connection]:
         import psycopg
 
-        with self._lock:
-            c = self._idle.pop() if self._idle else None
-        if c is None or c.closed:
+        c = self._reused()
+        if c is None:
             c = connect(self.url)
         ok = False
         try:
@@ -66,7 +65,7 @@ class TeamConnections:
             c.rollback()  # reads only: end the snapshot
             ok = True
         except psycopg.OperationalError as exc:
-            c.close()
+            self.close()  # the server went away: every idle connection is dead too
             raise TeamIndexUnavailable(
                 f"the team index at {safe_url(self.url)} went away: {str(exc).strip()[:200]}"
             ) from exc
@@ -76,7 +75,24 @@ class TeamConnections:
                     if len(self._idle) < POOL_SIZE:
                         self._idle.append(c)
                         c = None
-            if c is not None and not c.closed and not ok:
+            if c is not None and not c.closed:
+                c.close()
+
+    def _reused(self) -> psycopg.Connection | None:
+        """An idle connection that still answers (a server restart leaves dead ones behind:
+        they are dropped and the caller connects again)."""
+        import psycopg
+
+        while True:
+            with self._lock:
+                c = self._idle.pop() if self._idle else None
+            if c is None:
+                return None
+            try:
+                c.execute("SELECT 1")
+                c.rollback()
+                return c
+            except psycopg.Error:
                 c.close()
 
     def close(self) -> None:
