@@ -209,8 +209,11 @@ class Engine:
         for name in [project] if project else self.projects():
             p = self.registry.get(name)
             embedder = self.embeddings.query_embedder() if embed else None
+            cache = self.embeddings.shared_cache() if embed else None
             out.append(
-                push_tree(self.team.url, name, p.root, self._scan_for(p.root), embedder, progress)
+                push_tree(
+                    self.team.url, name, p.root, self._scan_for(p.root), embedder, progress, cache
+                )
             )
             p.catalog.invalidate_counts()
         return out

@@ -119,6 +119,12 @@ def test_hybrid_search_ranks_as_the_local_index(url: str, tmp_path: Path) -> Non
     summary = json.loads(out.stdout)["projects"][0]
     assert summary["embedded"] == summary["chunks"] > 50 and summary["embeddedPieces"] > 0
     cli("index", "--workspace", str(ws), home=tmp_path / "local")  # embeds locally too
+    # A developer who indexed locally pushes a new project without embedding again.
+    again = json.loads(
+        cli("index", "--workspace", str(ws), "--database", url, "--project", "hybrid_copy",
+            "--json", home=tmp_path / "local").stdout
+    )["projects"][0]  # fmt: skip
+    assert again["embeddedPieces"] == 0 and again["cachedPieces"] == summary["embeddedPieces"]
     for q in ("how is the first hit's relevance calibrated", "names guessed from the question"):
         team = json.loads(
             cli(

@@ -126,5 +126,6 @@ def _summary_json(s: PushSummary) -> dict[str, object]:
         "changed": s.changed, "removed": s.removed, "parsedFiles": s.blobs_parsed,
         "parsedChunks": s.chunks_parsed, "reusedFiles": s.blobs_reused,
         "embeddedPieces": s.pieces_embedded, "reusedPieces": s.pieces_reused,
+        "cachedPieces": s.pieces_cached,
         "treeVersion": s.tree_version, "skipped": s.skipped, "seconds": round(s.seconds, 3),
     }  # fmt: skip

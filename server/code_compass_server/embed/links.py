@@ -169,6 +169,13 @@ class EmbeddingLinks:
         with self._lock:
             return self._embedder if self._load_model() else None
 
+    def shared_cache(self) -> EmbeddingCache | None:
+        """The vectors this user already computed (text hash -> vector), for the team index's
+        push: a developer who indexed locally pushes without embedding the same texts again."""
+        if not self.enabled or not self._load_model():
+            return None
+        return self._cache
+
     def embed(self, texts: Sequence[str]) -> np.ndarray | None:
         """L2-normalised vectors of `texts` with the loaded model; None when embeddings are
         off or the model is missing (the answers' sentence check then stays lexical)."""

@@ -21,7 +21,13 @@ from code_compass_server.records import SearchParams
 from code_compass_server.search.candidates import Candidate
 from code_compass_server.search.searcher import SemanticFn
 from code_compass_server.team.connection import TeamIndexUnavailable, connect
-from code_compass_server.team.push import Pusher, PushProgress, PushSummary, TextEmbedder
+from code_compass_server.team.push import (
+    Pusher,
+    PushProgress,
+    PushSummary,
+    TextEmbedder,
+    VectorCache,
+)
 from code_compass_server.team.registry import TeamRegistry
 from code_compass_server.team.remote import TeamProject
 from code_compass_server.team.semantic import model_matches, team_candidates
@@ -93,10 +99,11 @@ def push_tree(
     scan: ScanSettings,
     embedder: TextEmbedder | None,
     progress: Callable[[PushProgress], None] | None,
+    cache: VectorCache | None = None,
 ) -> PushSummary:
     conn = connect(url)
     try:
-        return Pusher(conn, project, root, scan, embedder, progress).run()
+        return Pusher(conn, project, root, scan, embedder, progress, cache=cache).run()
     finally:
         conn.close()
 

@@ -58,6 +58,12 @@ class TextEmbedder(LineCounter, Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+class VectorCache(Protocol):
+    def get_many(self, hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def put_many(self, items: Iterable[tuple[str, np.ndarray]]) -> None: ...
+
+
 @dataclass(slots=True)
 class PushProgress:
     project: str
@@ -77,6 +83,7 @@ class PushSummary:
     chunks_parsed: int = 0
     pieces_embedded: int = 0  # vectors computed here
     pieces_reused: int = 0  # vectors the server already had for that text
+    pieces_cached: int = 0  # vectors this user's local cache already had
     chunks: int = 0  # in the project's tree after the push
     embedded: int = 0
     tree_version: int = 0
@@ -176,8 +183,10 @@ class Pusher:
         embedder: TextEmbedder | None,
         progress: Callable[[PushProgress], None] | None = None,
         batch_files: int = PUSH_BATCH_FILES,
+        cache: VectorCache | None = None,
     ) -> None:
         self.conn = conn
+        self.cache = cache
         self.project = project
         self.root = root
         self.scan = scan
@@ -322,10 +331,18 @@ class Pusher:
         assert self.embedder is not None
         out: dict[str, list[float] | np.ndarray] = {}
         t0 = time.perf_counter()
+        if self.cache is not None and todo:  # computed before, by this user's local index
+            known = self.cache.get_many(todo)
+            out.update(known)
+            self.summary.pieces_cached += len(known)
+            todo = [h for h in todo if h not in known]
         for i in range(0, len(todo), EMBED_GROUP):
             group = todo[i : i + EMBED_GROUP]
             vecs = self.embedder.embed([texts[h] for h in group])
-            out.update(zip(group, vecs, strict=True))
+            fresh = list(zip(group, vecs, strict=True))
+            out.update(fresh)
+            if self.cache is not None:
+                self.cache.put_many(fresh)
             self._emit("embed", i + len(group), len(todo))
         self.summary.pieces_embedded += len(todo)
         self.summary.phase_seconds["embed"] = (
