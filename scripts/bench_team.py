@@ -65,13 +65,17 @@ def queries_of(root: Path, n: int, seed: int = 7) -> list[str]:
     return names[: n // 2] + sentences[: n - n // 2]
 
 
+def params(q: str, mode: str, project: str) -> SearchParams:
+    return SearchParams(q, 10, None, None, None, project=project, mode=mode)
+
+
 def time_search(engine: Engine, project: str, qs: list[str], mode: str) -> dict[str, float]:
     for q in qs[:10]:  # warm caches, connections, the model
-        engine.search(SearchParams(query=q, top_k=10, mode=mode, project=project))
+        engine.search(params(q, mode, project))
     took = []
     for q in qs:
         t0 = time.perf_counter()
-        engine.search(SearchParams(query=q, top_k=10, mode=mode, project=project))
+        engine.search(params(q, mode, project))
         took.append((time.perf_counter() - t0) * 1000)
     return {"p50_ms": round(pct(took, 50), 1), "p95_ms": round(pct(took, 95), 1), "n": len(took)}
 
@@ -97,6 +101,7 @@ def part_real(url: str, ws: Path, work: Path, n_queries: int, embed: bool) -> di
     second = push_cli(twin, url, work / "home2", "real", embed)
     out["first_push"] = first
     out["second_push"] = second
+    print(json.dumps(out), file=sys.stderr, flush=True)  # kept if a later part fails
     out["second_vs_first"] = round(float(second["wall_s"]) / float(first["wall_s"]), 4)
     qs = queries_of(ws, n_queries)
     modes = ["lexical", "hybrid"] if embed else ["lexical"]
@@ -116,6 +121,7 @@ def part_real(url: str, ws: Path, work: Path, n_queries: int, embed: bool) -> di
         }
     local.close()
     team.close()
+    print(json.dumps(out), file=sys.stderr, flush=True)
     return out
 
 
@@ -123,7 +129,7 @@ def part_scale(url: str, n_chunks: int, seed_vectors: np.ndarray) -> dict[str, o
     """n_chunks synthetic chunks (one piece each) over three projects; HNSW built after load."""
     rng = np.random.default_rng(11)
     names = [f"scale{n_chunks}_{k}" for k in range(3)]
-    with connect(url, autocommit=True) as conn:
+    with connect(url, autocommit=True, statement_timeout_ms=0) as conn:
         conn.execute("SET maintenance_work_mem = '2GB'")
         ids = []
         for name in names:
@@ -233,7 +239,10 @@ def main() -> int:
         if not args.skip_real:
             result["real"] = part_real(info.url, args.workspace, work, args.queries, args.embed)
         seeds = seed_vectors(info.url, 5000)
-        result["scale"] = [part_scale(info.url, n, seeds) for n in args.scale]
+        result["scale"] = []
+        for n in args.scale:
+            result["scale"].append(part_scale(info.url, n, seeds))  # type: ignore[attr-defined]
+            print(json.dumps(result["scale"][-1]), file=sys.stderr, flush=True)  # type: ignore[index]
         result["server_rss_mb"] = server_rss_mb(server)
     finally:
         server.stop()

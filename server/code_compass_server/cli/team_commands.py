@@ -10,7 +10,12 @@ from pathlib import Path
 from code_compass_server.cli.commands import open_engine, print_json
 from code_compass_server.errors import InputError
 from code_compass_server.storage import storage_base
-from code_compass_server.team.connection import TeamIndexUnavailable, connect, safe_url
+from code_compass_server.team.connection import (
+    PUSH_STATEMENT_TIMEOUT_MS,
+    TeamIndexUnavailable,
+    connect,
+    safe_url,
+)
 from code_compass_server.team.embedded import DatabaseServerError, EmbeddedServer
 from code_compass_server.team.push import PushProgress, PushSummary
 
@@ -38,7 +43,7 @@ def _db(args: argparse.Namespace) -> int:
         info = server.start()
         from code_compass_server.team.push import prepare
 
-        with connect(info.url) as conn:
+        with connect(info.url, statement_timeout_ms=PUSH_STATEMENT_TIMEOUT_MS) as conn:
             prepare(conn)
             conn.commit()
         if args.json:
@@ -84,7 +89,7 @@ def cmd_push(args: argparse.Namespace) -> int:
     from code_compass_server.team.push import prepare, project_id_for
 
     roots = args.workspace or [Path.cwd()]
-    with connect(args.database) as conn:
+    with connect(args.database, statement_timeout_ms=PUSH_STATEMENT_TIMEOUT_MS) as conn:
         prepare(conn)  # the schema up to date before anything reads it
         conn.commit()
         for root in roots:  # a first push creates its project (when this role may)

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT_S = 5
 # A statement that runs longer than this is cancelled by the server: a request never hangs.
 STATEMENT_TIMEOUT_MS = 30_000
+# A push's statements (statistics of a batch, garbage of a large tree) may take longer.
+PUSH_STATEMENT_TIMEOUT_MS = 600_000
 _PASSWORD = re.compile(r"(?<=://)([^:/@]*):([^@]*)@")
 
 
@@ -24,7 +26,9 @@ def safe_url(url: str) -> str:
     return _PASSWORD.sub(lambda m: f"{m.group(1)}:***@", url)
 
 
-def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection:
+def connect(
+    url: str, *, autocommit: bool = False, statement_timeout_ms: int = STATEMENT_TIMEOUT_MS
+) -> psycopg.Connection:
     """A connection with pgvector's types registered and a statement time-out; TLS is whatever
     the URL asks (`sslmode=require` etc. are honoured by libpq)."""
     import psycopg
@@ -35,7 +39,7 @@ def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection:
             url,
             autocommit=autocommit,
             connect_timeout=CONNECT_TIMEOUT_S,
-            options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+            options=f"-c statement_timeout={statement_timeout_ms}",
         )
     except psycopg.OperationalError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

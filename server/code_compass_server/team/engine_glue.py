@@ -20,7 +20,11 @@ from code_compass_server.index.scan import ScanSettings
 from code_compass_server.records import SearchParams
 from code_compass_server.search.candidates import Candidate
 from code_compass_server.search.searcher import SemanticFn
-from code_compass_server.team.connection import TeamIndexUnavailable, connect
+from code_compass_server.team.connection import (
+    PUSH_STATEMENT_TIMEOUT_MS,
+    TeamIndexUnavailable,
+    connect,
+)
 from code_compass_server.team.push import (
     Pusher,
     PushProgress,
@@ -101,7 +105,7 @@ def push_tree(
     progress: Callable[[PushProgress], None] | None,
     cache: VectorCache | None = None,
 ) -> PushSummary:
-    conn = connect(url)
+    conn = connect(url, statement_timeout_ms=PUSH_STATEMENT_TIMEOUT_MS)
     try:
         return Pusher(conn, project, root, scan, embedder, progress, cache=cache).run()
     finally:
