@@ -52,9 +52,11 @@ from code_compass_server.team.engine_glue import (
     TeamOptions,
     push_tree,
     team_from_env,
+    team_notice,
     team_registry,
     team_semantic_channel,
     team_status,
+    team_watch,
 )
 
 if TYPE_CHECKING:  # the answer stack loads with the first question
@@ -298,7 +300,8 @@ class Engine:
         with self._lock:
             if project in self._watchers:
                 return
-            watcher = ProjectWatcher(project, proj.root, self._on_changes)
+            on_changes = self._on_changes if self.team is None else team_watch(proj)
+            watcher = ProjectWatcher(project, proj.root, on_changes)
             self._watchers[project] = watcher
         watcher.start()
 
@@ -325,7 +328,10 @@ class Engine:
         found = self.registry.project_for_path(abs_path)
         if not found:
             return  # outside every workspace root: neither indexed nor published
-        self.scheduler.submit_paths(found[0], {found[1]}, buffer=True)
+        if self.team is not None:  # the team index: this workspace's overlay re-checks it
+            team_notice(self.registry.get(found[0]), {found[1]})
+        else:
+            self.scheduler.submit_paths(found[0], {found[1]}, buffer=True)
         if self._publisher is not None:
             self._publish(abs_path, found[0], found[1], text)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.lsp.conftest import poll_until
 from tests.team.conftest import cli, copy_tree, push
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg (requirements.lock) is not installed")
@@ -178,3 +179,15 @@ async def test_the_language_server_serves_the_team_index(
         "codeCompass/search", {"query": "writer lock held by another process", "mode": "lexical"}
     )
     assert found["hits"] and found["hits"][0]["path"] == "writer_lock.py"
+    # An unsaved editor buffer overlays the shared tree for this editor alone.
+    text = (ws / "tokens.py").read_text() + "\n\ndef quokka_zebra_marker():\n    return 1\n"
+    session.open(ws / "tokens.py", text)
+
+    async def sees_buffer() -> bool:
+        got = await session.request(
+            "codeCompass/search", {"query": "quokka zebra marker", "mode": "lexical"}
+        )
+        return bool(got["hits"]) and got["hits"][0]["symbol"] == "quokka_zebra_marker"
+
+    await poll_until(sees_buffer, 30)
+    assert "quokka" not in (ws / "tokens.py").read_text()  # nothing was saved

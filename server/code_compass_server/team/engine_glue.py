@@ -17,6 +17,7 @@ from code_compass_server.index.buffers import EditorBuffers
 from code_compass_server.index.project import Project
 from code_compass_server.index.registry import ProjectRegistry
 from code_compass_server.index.scan import ScanSettings
+from code_compass_server.index.watcher import ChangeBatch
 from code_compass_server.records import SearchParams
 from code_compass_server.search.candidates import Candidate
 from code_compass_server.search.searcher import SemanticFn
@@ -48,7 +49,9 @@ __all__ = [
     "team_from_env",
     "team_registry",
     "team_semantic_channel",
+    "team_notice",
     "team_status",
+    "team_watch",
 ]
 
 
@@ -110,6 +113,23 @@ def push_tree(
         return Pusher(conn, project, root, scan, embedder, progress, cache=cache).run()
     finally:
         conn.close()
+
+
+def team_watch(project: Project) -> Callable[[ChangeBatch], None]:
+    """A watcher's callback for a team project: its overlay re-checks what changed, and stops
+    walking the tree on a timer."""
+    tp = cast(TeamProject, project)
+    tp.overlay.watched()
+
+    def changed(batch: ChangeBatch) -> None:
+        tp.overlay.notice(None if batch.rescan else set(batch.paths))
+
+    return changed
+
+
+def team_notice(project: Project, paths: set[str]) -> None:
+    """An editor buffer changed (or closed): the overlay re-checks its path."""
+    cast(TeamProject, project).overlay.notice(paths)
 
 
 def team_status(
