@@ -40,6 +40,7 @@ from code_compass_server.settings import EngineSettings  # noqa: E402
 from code_compass_server.team.connection import connect  # noqa: E402
 from code_compass_server.team.embedded import EmbeddedServer  # noqa: E402
 from code_compass_server.team.engine_glue import TeamOptions  # noqa: E402
+from code_compass_server.team.remote import nearest_rows  # noqa: E402
 
 DIMS = 384
 
@@ -180,18 +181,7 @@ def part_scale(url: str, n_chunks: int, seed_vectors: np.ndarray) -> dict[str, o
         for i in range(200):
             q = seed_vectors[(i * 37) % len(seed_vectors)]
             t1 = time.perf_counter()
-            with conn.transaction():
-                conn.execute("SET LOCAL hnsw.ef_search = 100")
-                conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-                got = conn.execute(
-                    "WITH nn AS MATERIALIZED (SELECT text_hash, embedding <=> %(q)s AS d "
-                    "FROM cc_vectors WHERE project_id = %(p)s ORDER BY embedding <=> %(q)s "
-                    "LIMIT 400) SELECT t.path, pc.blob, pc.ordinal, max(1 - nn.d) AS cos FROM nn "
-                    "JOIN cc_pieces pc ON pc.project_id = %(p)s AND pc.text_hash = nn.text_hash "
-                    "JOIN cc_tree t ON t.project_id = %(p)s AND t.blob = pc.blob "
-                    "GROUP BY t.path, pc.blob, pc.ordinal ORDER BY cos DESC LIMIT 100",
-                    {"q": q, "p": target},
-                ).fetchall()
+            got = nearest_rows(conn, target, q, 100)
             took.append((time.perf_counter() - t1) * 1000)
             assert got, "a project-filtered query found nothing"
     return {
@@ -225,6 +215,7 @@ def main() -> int:
     ap.add_argument("--scale", type=int, action="append", default=[])
     ap.add_argument("--skip-real", action="store_true")
     ap.add_argument("--dir", type=Path, help="server folder (default: a fresh one in /tmp)")
+    ap.add_argument("--keep", action="store_true", help="leave the server's folder (and stop it)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="cc-bench-team-"))
     server = EmbeddedServer(args.dir or work / "pg")
@@ -246,7 +237,8 @@ def main() -> int:
         result["server_rss_mb"] = server_rss_mb(server)
     finally:
         server.stop()
-        shutil.rmtree(work, ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(result, indent=2))
     return 0
 

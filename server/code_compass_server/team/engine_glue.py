@@ -47,9 +47,9 @@ __all__ = [
     "TeamOptions",
     "push_tree",
     "team_from_env",
+    "team_notice",
     "team_registry",
     "team_semantic_channel",
-    "team_notice",
     "team_status",
     "team_watch",
 ]
