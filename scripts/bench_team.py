@@ -34,6 +34,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "server"))
 
+from code_compass_server.constants import SEARCH_CANDIDATE_POOL  # noqa: E402
 from code_compass_server.engine import Engine  # noqa: E402
 from code_compass_server.records import SearchParams  # noqa: E402
 from code_compass_server.settings import EngineSettings  # noqa: E402
@@ -115,6 +116,7 @@ def part_real(url: str, ws: Path, work: Path, n_queries: int, embed: bool) -> di
         work / "home1", EngineSettings(embeddings=embed), team=TeamOptions(url, {ws: "real"})
     )
     tname = team.add_project(ws)
+    team.start_watching(tname)  # as the language and MCP servers do: edits reported, not walked
     for mode in modes:
         out[f"search_{mode}"] = {
             "team": time_search(team, tname, qs, mode),
@@ -147,12 +149,17 @@ def part_scale(url: str, n_chunks: int, seed_vectors: np.ndarray) -> dict[str, o
         rows = 0
         for pid in ids:
             with conn.cursor() as cur:
-                with cur.copy("COPY cc_vectors(project_id, text_hash, embedding) FROM STDIN") as cp:
-                    for i in range(per):
-                        base = seed_vectors[i % len(seed_vectors)]
-                        v = base + rng.normal(0, 0.02, DIMS).astype(np.float32)
-                        v /= np.linalg.norm(v)
-                        cp.write_row((pid, f"s{pid}-{i}", v))
+                with cur.copy(
+                    "COPY cc_vectors(project_id, text_hash, embedding) FROM STDIN (FORMAT BINARY)"
+                ) as cp:
+                    cp.set_types(["int4", "text", "vector"])
+                    for lo in range(0, per, 10_000):  # noise made a block at a time
+                        n = min(10_000, per - lo)
+                        base = seed_vectors[np.arange(lo, lo + n) % len(seed_vectors)]
+                        block = base + rng.normal(0, 0.02, (n, DIMS)).astype(np.float32)
+                        block /= np.linalg.norm(block, axis=1, keepdims=True)
+                        for j in range(n):
+                            cp.write_row((pid, f"s{pid}-{lo + j}", block[j]))
                 with cur.copy(
                     "COPY cc_pieces(project_id, blob, ordinal, piece, text_hash) FROM STDIN"
                 ) as cp:
@@ -181,7 +188,7 @@ def part_scale(url: str, n_chunks: int, seed_vectors: np.ndarray) -> dict[str, o
         for i in range(200):
             q = seed_vectors[(i * 37) % len(seed_vectors)]
             t1 = time.perf_counter()
-            got = nearest_rows(conn, target, q, 100)
+            got = nearest_rows(conn, target, q, SEARCH_CANDIDATE_POOL)  # what search asks
             took.append((time.perf_counter() - t1) * 1000)
             assert got, "a project-filtered query found nothing"
     return {
