@@ -110,9 +110,24 @@ def push_tree(
 ) -> PushSummary:
     conn = connect(url, statement_timeout_ms=PUSH_STATEMENT_TIMEOUT_MS)
     try:
-        return Pusher(conn, project, root, scan, embedder, progress, cache=cache).run()
+        summary = Pusher(conn, project, root, scan, embedder, progress, cache=cache).run()
     finally:
         conn.close()
+    if summary.chunks_parsed >= VACUUM_AFTER_CHUNKS:
+        refresh_visibility(url)
+    return summary
+
+
+# A push that wrote this many chunks' postings vacuums them: index-only scans need the
+# visibility map, which autovacuum would set only later.
+VACUUM_AFTER_CHUNKS = 2_000
+
+
+def refresh_visibility(url: str) -> None:
+    """VACUUM (ANALYZE) the search tables (a role that does not own them is skipped by the
+    server with a warning: autovacuum then does it)."""
+    with connect(url, autocommit=True, statement_timeout_ms=PUSH_STATEMENT_TIMEOUT_MS) as c:
+        c.execute("VACUUM (ANALYZE) cc_postings, cc_chunks, cc_tree, cc_pieces, cc_term_df")
 
 
 def team_watch(project: Project) -> Callable[[ChangeBatch], None]:

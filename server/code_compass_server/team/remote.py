@@ -287,6 +287,8 @@ class TeamLexical:
     def __init__(self, project: TeamProject) -> None:
         self.p = project
         self._forms: dict[str, tuple[str, ...]] = {}
+        self._df_cache: dict[tuple[int, str], int] = {}
+        self._df_at = 0.0
 
     def reload(self) -> None:
         self._forms = {}
@@ -459,13 +461,9 @@ class TeamLexical:
 
     def count(self, term: str, *, categories: tuple[str, ...] | None = None) -> int:
         fld, t = self._identifier(term)
+        if not categories:
+            return self._df(fld, t)
         with self.p.connections.conn() as c:
-            if not categories:
-                row = c.execute(
-                    "SELECT df FROM cc_term_df WHERE project_id = %s AND field = %s AND term = %s",
-                    (self.p.project_id, fld, t),
-                ).fetchone()
-                return int(row[0]) if row else 0
             row = c.execute(
                 "SELECT count(*) FROM cc_postings po JOIN cc_tree tr ON tr.project_id = "
                 "po.project_id AND tr.blob = po.blob JOIN cc_chunks ch ON ch.project_id = "
@@ -475,6 +473,23 @@ class TeamLexical:
                 (self.p.project_id, fld, t, list(categories)),
             ).fetchone()
             return int(row[0]) if row else 0
+
+    def _df(self, fld: int, term: str) -> int:
+        """Chunks of the tree holding the term: the gate asks for each of a question's words,
+        often again for the next question; remembered for COUNTS_TTL_S."""
+        now = time.monotonic()
+        if now - self._df_at > COUNTS_TTL_S:
+            self._df_cache, self._df_at = {}, now
+        key = (fld, term)
+        got = self._df_cache.get(key)
+        if got is None:
+            with self.p.connections.conn() as c:
+                row = c.execute(
+                    "SELECT df FROM cc_term_df WHERE project_id = %s AND field = %s AND term = %s",
+                    (self.p.project_id, fld, term),
+                ).fetchone()
+            got = self._df_cache[key] = int(row[0]) if row else 0
+        return got
 
     def word_count(self, word: str) -> int:
         n = self.count(word)

@@ -95,7 +95,9 @@ CREATE TABLE cc_postings (
     ordinal int NOT NULL,
     tf int NOT NULL,
     dl int NOT NULL,
-    PRIMARY KEY (project_id, field, term, blob, ordinal)
+    -- tf and dl in the index: a query's postings are read by an index-only scan (measured on
+    -- Django: 345 -> 49 ms for a 14-term query; heap fetches were random reads)
+    PRIMARY KEY (project_id, field, term, blob, ordinal) INCLUDE (tf, dl)
 );
 CREATE INDEX cc_postings_blob ON cc_postings (project_id, blob);
 
