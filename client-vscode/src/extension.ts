@@ -8,6 +8,7 @@ import { Methods, type ReindexResult } from "./protocol";
 import { SHOW_REFERENCES, showReferences } from "./references";
 import { searchCode } from "./searchPick";
 import { ApiKeyStore } from "./secrets";
+import { TeamIndexPassword } from "./teamIndex";
 import { ServerController } from "./server";
 import { SECTION } from "./settings";
 import { StatusBar } from "./statusBar";
@@ -17,7 +18,8 @@ let controller: ServerController | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel("Code Compass", { log: true });
   const keys = new ApiKeyStore(context);
-  const server = new ServerController(context, log, keys);
+  const teamPassword = new TeamIndexPassword(context);
+  const server = new ServerController(context, log, keys, teamPassword);
   controller = server;
   const status = new StatusBar(server);
   const answers = new AnswerView(context, server, log);
@@ -81,6 +83,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   register("codeCompass.setApiKey", () => keys.promptAndStore());
   register("codeCompass.clearApiKey", () => keys.clear());
+  register("codeCompass.setTeamIndexPassword", () => teamPassword.promptAndStore());
+  register("codeCompass.clearTeamIndexPassword", () => teamPassword.clear());
   register("codeCompass.showOutput", () => log.show());
   register("codeCompass.newConversation", async () => {
     answers.newConversation();
@@ -98,8 +102,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       log.info("API key changed; restarting the server.");
       void server.restart();
     }),
+    teamPassword.onDidChange(() => {
+      log.info("Team index password changed; restarting the server.");
+      void server.restart();
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(`${SECTION}.server`)) {
+      if (e.affectsConfiguration(`${SECTION}.server`) || e.affectsConfiguration(`${SECTION}.teamIndex`)) {
         void vscode.window
           .showInformationMessage("Code Compass: the server settings changed.", "Restart Server")
           .then((c) => c && server.restart());

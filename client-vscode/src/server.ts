@@ -6,6 +6,8 @@ import { resolveServerCommand } from "./python";
 import type { ServerCommand } from "./pythonEnv";
 import { fixLens } from "./references";
 import type { ApiKeyStore } from "./secrets";
+import type { TeamIndexPassword } from "./teamIndex";
+import { displayUrl, teamIndexEnv } from "./teamIndexEnv";
 import { buildInitializationOptions, SECTION } from "./settings";
 
 export type ServerPhase = "starting" | "running" | "stopped";
@@ -29,6 +31,7 @@ export class ServerController implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
     private readonly keys: ApiKeyStore,
+    private readonly teamPassword?: TeamIndexPassword,
   ) {}
 
   private setPhase(phase: ServerPhase): void {
@@ -55,6 +58,12 @@ export class ServerController implements vscode.Disposable {
     const env: NodeJS.ProcessEnv = { ...process.env };
     const key = await this.keys.get();
     if (key) env.ANTHROPIC_API_KEY = key;
+    const teamConfig = vscode.workspace.getConfiguration(SECTION);
+    const teamUrl = teamConfig.get<string>("teamIndex.url", "");
+    const team = teamIndexEnv(teamUrl, teamConfig.get<string>("teamIndex.project", ""), await this.teamPassword?.get());
+    if (team.problem) void vscode.window.showWarningMessage(`Code Compass: ${team.problem}`);
+    if (team.env.CODE_COMPASS_DATABASE_URL) this.log.info(`Serving from the team index at ${displayUrl(teamUrl)}`);
+    Object.assign(env, team.env);
     const serverOptions: ServerOptions = {
       command: cmd.command,
       args: cmd.args,

@@ -25,6 +25,8 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   "trace.server": "off",
   "server.pythonPath": "",
   "server.packageSpec": "code-compass",
+  "teamIndex.url": "",
+  "teamIndex.project": "",
 };
 
 /** Settings that may differ per workspace folder (scope "resource" in package.json). */

@@ -20,7 +20,9 @@ from code_compass_server.settings import (
 
 PACKAGE = Path(__file__).resolve().parents[2] / "client-vscode" / "package.json"
 # The client's own settings: how it starts the server, and LSP tracing in its output channel.
-CLIENT_ONLY = {"trace.server", "server.pythonPath", "server.packageSpec"}
+CLIENT_ONLY = {
+    "trace.server", "server.pythonPath", "server.packageSpec", "teamIndex.url", "teamIndex.project",
+}  # fmt: skip
 
 
 def contributed() -> dict[str, dict[str, Any]]:
