@@ -241,3 +241,21 @@ def test_a_server_that_goes_away_is_said_at_once_and_found_again(tmp_path: Path)
             engine.close()
         srv.stop()
         shutil.rmtree(srv.directory, ignore_errors=True)
+
+
+def test_a_writing_role_pushes_its_project_and_no_other(
+    url: str, server: EmbeddedServer, tmp_path: Path
+) -> None:
+    out = cli("db", "user", "add", "ci_writer", "--project", "proj_w", "--write", "--dir",
+              str(server.directory), "--json", home=tmp_path / "h")  # fmt: skip
+    writer = json.loads(out.stdout)["url"]
+    ws = copy_tree(tmp_path / "ws")
+    pushed = push(ws, writer, tmp_path / "h", "proj_w")
+    assert pushed["files"] > 20 and pushed["parsedChunks"] > 100
+    assert search(ws, writer, "writer lock held by another process", tmp_path / "h", "proj_w")
+    refused = cli("index", "--workspace", str(ws), "--database", writer, "--project", "proj_x",
+                  "--no-embed", home=tmp_path / "h", check=False)  # fmt: skip
+    assert refused.returncode == 2 and "proj_x" in refused.stderr
+    with psycopg.connect(url) as admin:  # nothing of proj_x was created
+        row = admin.execute("SELECT count(*) FROM cc_projects WHERE name = 'proj_x'").fetchone()
+        assert row is not None and row[0] == 0

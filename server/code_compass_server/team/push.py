@@ -47,6 +47,26 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PUSH_BATCH_FILES = 200
+BULK_ROWS = 5_000  # rows per INSERT ... unnest statement (roles under row-level security)
+CHUNK_COLUMNS = (
+    ("project_id", "int"), ("blob", "text"), ("ordinal", "int"), ("start_line", "int"),
+    ("end_line", "int"), ("language", "text"), ("kind", "text"), ("symbol", "text"),
+    ("signature", "text"), ("doc", "text"), ("category", "text"), ("content_hash", "text"),
+    ("text", "text"),
+)  # fmt: skip
+SYMBOL_COLUMNS = (
+    ("project_id", "int"), ("blob", "text"), ("name", "text"), ("kind", "text"),
+    ("container", "text"), ("start_line", "int"), ("end_line", "int"), ("name_line", "int"),
+    ("name_col", "int"), ("signature", "text"), ("language", "text"),
+)  # fmt: skip
+POSTING_COLUMNS = (
+    ("project_id", "int"), ("field", "int2"), ("term", "text"), ("blob", "text"),
+    ("ordinal", "int"), ("tf", "int"), ("dl", "int"),
+)  # fmt: skip
+PIECE_COLUMNS = (
+    ("project_id", "int"), ("blob", "text"), ("ordinal", "int"), ("piece", "int"),
+    ("text_hash", "text"),
+)  # fmt: skip
 EMBED_GROUP = 64
 _LOCK_SALT = 0x43430000  # advisory lock key = salt + project id
 
@@ -194,6 +214,7 @@ class Pusher:
         self.progress = progress
         self.batch_files = batch_files
         self.summary = PushSummary(project)
+        self._copy: bool | None = None
 
     def _emit(self, phase: str, done: int, total: int) -> None:
         if self.progress is not None:
@@ -368,46 +389,79 @@ class Pusher:
                     for b in blobs
                 ],
             )  # fmt: skip
-            with cur.copy(
-                "COPY cc_chunks(project_id, blob, ordinal, start_line, end_line, language, kind, "
-                "symbol, signature, doc, category, content_hash, text) FROM STDIN"
-            ) as cp:
-                for b in blobs:
-                    for c in b.chunks:
-                        cp.write_row(
-                            (pid, b.blob, c.ordinal, c.start_line, c.end_line, c.language, c.kind,
-                             c.symbol, c.signature, c.doc, c.category, c.content_hash,
-                             _clean(c.text))
-                        )  # fmt: skip
-            with cur.copy(
-                "COPY cc_symbols(project_id, blob, name, kind, container, start_line, end_line, "
-                "name_line, name_col, signature, language) FROM STDIN"
-            ) as cp:
-                for b in blobs:
-                    for sym in b.symbols:
-                        cp.write_row((pid, b.blob, *sym))
-            with cur.copy(
-                "COPY cc_postings(project_id, field, term, blob, ordinal, tf, dl) FROM STDIN"
-            ) as cp:
-                for b in blobs:
-                    for c in b.chunks:
-                        for f, counts in c.terms.items():
-                            dl = c.lengths[f]
-                            for term, tf in counts.items():
-                                cp.write_row((pid, f, _clean(term), b.blob, c.ordinal, tf, dl))
+        self._bulk(
+            "cc_chunks",
+            CHUNK_COLUMNS,
+            (
+                (pid, b.blob, c.ordinal, c.start_line, c.end_line, c.language, c.kind, c.symbol,
+                 c.signature, c.doc, c.category, c.content_hash, _clean(c.text))
+                for b in blobs
+                for c in b.chunks
+            ),
+        )  # fmt: skip
+        self._bulk(
+            "cc_symbols", SYMBOL_COLUMNS, ((pid, b.blob, *sym) for b in blobs for sym in b.symbols)
+        )
+        self._bulk(
+            "cc_postings",
+            POSTING_COLUMNS,
+            (
+                (pid, f, _clean(term), b.blob, c.ordinal, tf, c.lengths[f])
+                for b in blobs
+                for c in b.chunks
+                for f, counts in c.terms.items()
+                for term, tf in counts.items()
+            ),
+        )
+        with conn.cursor() as cur:
             if self.embedder is not None:
-                with cur.copy(
-                    "COPY cc_pieces(project_id, blob, ordinal, piece, text_hash) FROM STDIN"
-                ) as cp:
-                    for b in blobs:
-                        for c in b.chunks:
-                            for n, (h, _t) in enumerate(c.pieces):
-                                cp.write_row((pid, b.blob, c.ordinal, n, h))
+                self._bulk(
+                    "cc_pieces",
+                    PIECE_COLUMNS,
+                    (
+                        (pid, b.blob, c.ordinal, n, h)
+                        for b in blobs
+                        for c in b.chunks
+                        for n, (h, _t) in enumerate(c.pieces)
+                    ),
+                )
                 cur.executemany(
                     "INSERT INTO cc_vectors(project_id, text_hash, embedding) VALUES (%s, %s, %s) "
                     "ON CONFLICT DO NOTHING",
                     [(pid, h, v) for h, v in vectors.items()],
                 )
+
+    def _bulk(
+        self, table: str, columns: tuple[tuple[str, str], ...], rows: Iterable[tuple[object, ...]]
+    ) -> None:
+        """Many rows into `table`: COPY where the role may (it is not allowed under row-level
+        security), else INSERT ... SELECT FROM unnest(arrays), a few thousand rows a statement."""
+        names = ", ".join(n for n, _ in columns)
+        if self._copy_allowed():
+            with self.conn.cursor() as cur, cur.copy(f"COPY {table}({names}) FROM STDIN") as cp:
+                for row in rows:
+                    cp.write_row(row)
+            return
+        arrays = ", ".join(f"%s::{ty}[]" for _, ty in columns)
+        sql = f"INSERT INTO {table}({names}) SELECT * FROM unnest({arrays})"
+        batch: list[tuple[object, ...]] = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) >= BULK_ROWS:
+                self.conn.execute(sql, [list(col) for col in zip(*batch, strict=True)])
+                batch = []
+        if batch:
+            self.conn.execute(sql, [list(col) for col in zip(*batch, strict=True)])
+
+    def _copy_allowed(self) -> bool:
+        """COPY FROM is refused under row-level security: only a role that bypasses it (the
+        admin, a superuser) may use it."""
+        if self._copy is None:
+            row = self.conn.execute(
+                "SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user"
+            ).fetchone()
+            self._copy = bool(row and row[0])
+        return self._copy
 
     def _apply_tree(
         self,
