@@ -9,15 +9,15 @@ import pytest
 
 from code_compass_server.embed.build import build, source_dir
 from code_compass_server.embed.model import Embedder
-from code_compass_server.embed.paths import repo_models_dir
+from code_compass_server.embed.paths import checkout_models_dir
 from code_compass_server.embed.safetensors import read_safetensors
 
 
 @pytest.fixture(scope="session")
 def model_dir() -> Path:
-    models = repo_models_dir()
-    assert models is not None, "models/manifest.json not found above the package"
-    build(models)  # no-op when the model is already there with the manifest's sha256
+    models = checkout_models_dir()
+    assert models is not None, "the tests run from a checkout (server/ + pyproject.toml + models/)"
+    build(models / "build")  # no-op when the model is already there with the manifest's sha256
     return models / "build"
 
 
