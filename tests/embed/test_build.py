@@ -13,7 +13,7 @@ import pytest
 
 from code_compass_server.embed import build as build_module
 from code_compass_server.embed.build import BuildError, build, sha256_file
-from code_compass_server.embed.paths import repo_models_dir
+from code_compass_server.embed.manifest import load_manifest
 from code_compass_server.embed.safetensors import read_safetensors
 from tests.embed.reference import reference_embeddings
 
@@ -48,11 +48,9 @@ def test_source_weights_have_bert_shapes(weights: dict[str, np.ndarray]) -> None
 def test_build_is_reproducible_and_idempotent(
     model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    models = repo_models_dir()
-    assert models is not None
-    manifest = json.loads((models / "manifest.json").read_text())
+    manifest = load_manifest()
     out = tmp_path / "build"
-    first = build(models, out)
+    first = build(out)
     assert first.built
     assert (
         first.sha256
@@ -62,7 +60,7 @@ def test_build_is_reproducible_and_idempotent(
     assert (out / "tokenizer.json").read_bytes() == (model_dir / "tokenizer.json").read_bytes()
     assert json.loads((out / "model.json").read_text())["dims"] == 384
     started = time.monotonic()
-    again = build(models, out)
+    again = build(out)
     assert not again.built and again.sha256 == first.sha256
     assert time.monotonic() - started < 2.0  # only hashes, no rebuild
     # A damaged output is detected and rebuilt (the rebuild itself is stubbed: it was tested).
@@ -74,21 +72,18 @@ def test_build_is_reproducible_and_idempotent(
 
     monkeypatch.setattr(build_module, "build_onnx", fake_build_onnx)
     first.model_path.write_bytes(b"garbage")
-    assert build(models, out).built and len(calls) == 1
+    assert build(out).built and len(calls) == 1
     assert sha256_file(first.model_path) == manifest["output"]["sha256"]
 
 
 def test_build_refuses_a_manifest_it_cannot_reproduce(tmp_path: Path) -> None:
-    models = repo_models_dir()
-    assert models is not None
-    fake = tmp_path / "models"
-    fake.mkdir()
-    manifest = json.loads((models / "manifest.json").read_text())
+    manifest = load_manifest()
     manifest["source"]["sha256"] = "0" * 64
-    (fake / "manifest.json").write_text(json.dumps(manifest))
+    fake = tmp_path / "manifest.json"
+    fake.write_text(json.dumps(manifest))
     with pytest.raises(BuildError, match="sha256"):
-        build(fake)
-    assert not (fake / "build" / "minilm-l6-int8.onnx").exists()
+        build(tmp_path / "build", manifest_file=fake)
+    assert not (tmp_path / "build" / "minilm-l6-int8.onnx").exists()
 
 
 SENTENCES = [

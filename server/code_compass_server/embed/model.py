@@ -20,6 +20,7 @@ from code_compass_server.constants import (
 )
 from code_compass_server.embed.build import sha256_file
 from code_compass_server.embed.paths import default_model_dir, require_model_files
+from code_compass_server.embed.provision import ensure_model
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
 
@@ -106,7 +107,8 @@ class Embedder:
         sha_stamp: Path | None = None,
     ) -> None:
         """`sha_stamp`: where to remember the model's hash between processes (model_sha256)."""
-        self.model_dir = model_dir if model_dir is not None else default_model_dir()
+        # No folder given: the default one, built on first use outside a checkout.
+        self.model_dir = model_dir if model_dir is not None else ensure_model()
         model_path, tokenizer_path = require_model_files(self.model_dir)
         self.model_sha256 = model_sha256(model_path, sha_stamp)
         self.threads = threads if threads is not None else default_threads()

@@ -37,7 +37,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 from code_compass_server.constants import DEFAULT_MIN_SCORE, SEARCH_WEIGHTS
@@ -60,13 +60,16 @@ HIT_SIGNALS = ("dz", "rank", "top")
 # channel did (a named definition put first, or one guessed from the question's words).
 FIRST_SIGNALS = ("answer", "hit", "named", "guess")
 _LOGIT_CAP = 8.0
-FIT_FILE = Path(__file__).with_name("calibration_fit.json")
+FIT_FILE = "calibration_fit.json"  # package data beside this module
 
 
 @lru_cache(maxsize=1)
 def fitted() -> dict[str, Any]:
     """{mode: {"gate": {"bias", "weights"}, "hit": {"bias", "weights"}}} from the fit file."""
-    data: dict[str, Any] = json.loads(FIT_FILE.read_text(encoding="utf-8"))
+    text = (
+        resources.files("code_compass_server.search").joinpath(FIT_FILE).read_text(encoding="utf-8")
+    )
+    data: dict[str, Any] = json.loads(text)
     return data
 
 
