@@ -33,8 +33,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchdata import django_source, pypi_source
 from code_compass_server.engine import Engine
-from code_compass_server.lsp.resolve import Resolution, SymbolResolver
 from code_compass_server.settings import EngineSettings
+from code_compass_server.symbols.resolve import Resolution, SymbolResolver
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = ROOT / "eval" / "symbols"

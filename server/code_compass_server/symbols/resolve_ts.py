@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from code_compass_server.lsp.resolve_model import MAX_FOLLOW, Resolution, Target
-from code_compass_server.lsp.resolve_treecache import Parsed, TreeFiles
+from code_compass_server.symbols.resolve_model import MAX_FOLLOW, Resolution, Target
+from code_compass_server.symbols.resolve_treecache import Parsed, TreeFiles
 
 _FUNCTIONS = frozenset(
     {"function_declaration", "generator_function_declaration", "function_expression",

@@ -20,14 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_compass_server.lsp.resolve_model import (
+from code_compass_server.symbols.resolve_model import (
     MAX_FOLLOW,
     Resolution,
     Target,
     dedupe,
     doc_summary,
 )
-from code_compass_server.lsp.stamped_cache import StampedCache
+from code_compass_server.symbols.stamped_cache import StampedCache
 
 MODULE_CACHE_FILES = 256  # parsed files kept (a few MB each for the largest Django modules)
 BUILTIN_NAMES = frozenset(dir(builtins))
