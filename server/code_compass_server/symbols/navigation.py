@@ -13,6 +13,7 @@ symbol table and mentions) and the front doors turn `Lookup` into JSON.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +35,13 @@ from code_compass_server.symbols.identifiers import identifier_at
 from code_compass_server.symbols.lens_usages import UsageResolver, same_family
 from code_compass_server.symbols.resolve import SymbolResolver
 from code_compass_server.symbols.resolve_model import Resolution, Target
+
+# `name = other`, `export const name = other;`, `var Name = pkg.Other`: another name for a
+# definition elsewhere (a wrapper or alias), in Python, TypeScript/JavaScript and Go.
+_ALIAS = re.compile(
+    r"^\s*(?:export\s+)?(?:const\s+|let\s+|var\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*"
+    r"(?::\s*[^=]+)?=\s*(?P<value>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*;?\s*$"
+)
 
 
 class SymbolSource(Protocol):
@@ -172,16 +180,26 @@ class SymbolNavigator:
     # -- ranking the symbol table ----------------------------------------------------------
     def rank_definitions(self, project: str, root: Path, defs: list[SymbolDef]) -> list[bool]:
         """For each row of the symbol table: is it the real declaration of its name? False
-        for a row that the language resolves elsewhere (an import alias, a re-export, a
-        wrapper bound to another definition), so callers can list real declarations first."""
+        for a row that is only another name for a definition elsewhere (`render = _render`,
+        `export const x = y`, `var X = pkg.Y`, an import alias), so callers can list real
+        declarations first."""
         out = []
         for d in defs:
             language = d.language or language_for(d.path) or ""
-            res = self.resolver.fast(root, d.path, language, None, d.name_line - 1, d.name_col)
-            if res is None or not res.targets:
-                out.append(True)  # undecided: keep the table's order
+            text = self.source.read_text(project, d.path)
+            lines = text.split("\n") if text is not None else []
+            row = lines[d.name_line - 1] if 0 < d.name_line <= len(lines) else ""
+            alias = _ALIAS.match(row)
+            if alias is None or alias.group("name") != d.name:
+                out.append(True)
                 continue
-            out.append(any((t.path, t.line) == (d.path, d.name_line) for t in res.targets))
+            value = alias.group("value")
+            column = alias.start("value") + value.rfind(".") + 1  # the last part of `pkg.other`
+            res = self.resolver.fast(root, d.path, language, text, d.name_line - 1, column)
+            elsewhere = res is not None and any(
+                (t.path, t.line) != (d.path, d.name_line) for t in res.targets
+            )
+            out.append(not elsewhere)
         return out
 
     # -- helpers ---------------------------------------------------------------------------
@@ -190,7 +208,10 @@ class SymbolNavigator:
     ) -> tuple[str, Resolution | None]:
         text = self.source.read_text(project, rel)
         if text is None:
-            raise InputError("path", f"'{rel}' cannot be read (not a text file, or too large)")
+            raise InputError(
+                "path",
+                f"'{rel}' cannot be read: a secret file, not a text file, or over the size limit",
+            )
         lines = text.split("\n")
         if line > len(lines):
             raise InputError("line", f"is past the end of '{rel}', which has {len(lines)} lines")
@@ -210,7 +231,9 @@ class SymbolNavigator:
         if res is not None:
             # Confinement: a target the workspace's reader refuses (a secret file, a link out
             # of the root) is not shown.
-            kept = tuple(t for t in res.targets if self.source.read_text(project, t.path))
+            kept = tuple(
+                t for t in res.targets if self.source.read_text(project, t.path) is not None
+            )
             if res.targets and not kept:
                 return word.text, None
             res = Resolution(kept, res.outside)
