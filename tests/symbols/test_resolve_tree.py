@@ -130,3 +130,53 @@ def test_go_package_receivers_embedding_and_outside(repo: Path) -> None:
     text = FILES["mux/router.go"]
     res = s.resolve("mux/router.go", "go", text, 17, text.split("\n")[17].index("NewRoute"))
     assert res is not None and res.targets[0].doc_summary == "NewRoute makes an empty route."
+
+
+RECEIVERS_TS = """export interface Observer<T> {
+  next(value: T): void;
+}
+export class Subscriber<T> {
+  next(value: T): void {}
+  unsubscribe(): void {}
+}
+export class Subject<T> {
+  next(value: T): void {}
+  unsubscribe(): void {}
+}
+export function createSubscriber<T>(): Subscriber<T> {
+  return new Subscriber<T>();
+}
+class Options { retry = 3; }
+export class Client {
+  #options: Options = new Options();
+  private obs: Observer<number>;
+  run(): number {
+    const s = createSubscriber<number>();
+    s.unsubscribe();
+    this.obs.next(1);
+    createSubscriber().next(2);
+    return this.#options.retry;
+  }
+}
+"""
+
+
+def test_typescript_receivers_by_return_type_field_type_and_private_name(tmp_path: Path) -> None:
+    """Methods defined in several classes: the receiver's declared type decides, as tsc does
+    (a workspace function's return type, a field's type through `this.a.b`, `#private`
+    fields, an interface-typed value -> the interface's member)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/sub.ts").write_text(RECEIVERS_TS, encoding="utf-8")
+    s = TreeScopes(tmp_path)
+    lines = RECEIVERS_TS.split("\n")
+
+    def first(line: int, word: str) -> tuple[str, int] | None:
+        res = s.resolve("src/sub.ts", "typescript", RECEIVERS_TS, line - 1,
+                        lines[line - 1].index(word))  # fmt: skip
+        return (res.targets[0].path, res.targets[0].line) if res and res.targets else None
+
+    assert first(21, "unsubscribe") == ("src/sub.ts", 6)  # Subscriber's, not Subject's
+    assert first(22, "next") == ("src/sub.ts", 2)  # the interface member
+    assert first(23, "next") == ("src/sub.ts", 5)  # on a call's result
+    assert first(24, "#options") == ("src/sub.ts", 17)
+    assert first(24, "retry") == ("src/sub.ts", 15)

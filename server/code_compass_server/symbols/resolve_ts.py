@@ -30,7 +30,7 @@ _NAMED_DECLS = frozenset(
 )  # fmt: skip
 _IDENTS = frozenset(
     {"identifier", "type_identifier", "property_identifier", "shorthand_property_identifier",
-     "shorthand_property_identifier_pattern"}
+     "shorthand_property_identifier_pattern", "private_property_identifier"}
 )  # fmt: skip
 _EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
 # Globals of every JavaScript runtime: outside the workspace, whatever a namesake there says.
@@ -141,7 +141,7 @@ class TypeScriptScopes:
         if (
             parent is not None
             and parent.type == "member_expression"
-            and node.type == "property_identifier"
+            and node.type in ("property_identifier", "private_property_identifier")
         ):
             obj = parent.child_by_field_name("object")
             if obj is None:
@@ -400,12 +400,80 @@ class TypeScriptScopes:
             if target.kind == "enum":
                 return self._enum_member(target, name)
             if target.kind in ("param", "variable", "member"):
-                typ = self._declared_type(target, depth + 1)
-                if isinstance(typ, str):
-                    return f"{typ}.{name}"
-                if typ is not None and typ.kind in ("class", "interface"):
-                    return self._class_member(typ.file, typ.decl, name, depth + 1)
+                return self._member_of_type(self._declared_type(target, depth + 1), name, depth)
+        if obj.type == "member_expression":
+            # `this.#options.retry`, `a.b.c`: the member's declared type names the receiver.
+            inner = obj.child_by_field_name("object")
+            prop = obj.child_by_field_name("property")
+            if inner is None or prop is None:
+                return None
+            field = self._member(parsed, inner, parsed.text_of(prop), depth + 1)
+            if isinstance(field, Decl) and field.kind == "member":
+                return self._member_of_type(self._declared_type(field, depth + 1), name, depth)
+            if isinstance(field, Decl) and field.kind in ("class", "module", "enum"):
+                return self._member_in(field, name, depth)
+        if obj.type == "call_expression":
+            return self._member_of_type(self._returned_type(parsed, obj, depth + 1), name, depth)
+        if obj.type == "parenthesized_expression" and obj.named_children:
+            return self._member(parsed, obj.named_children[0], name, depth + 1)
         return None
+
+    def _member_in(self, target: Decl, name: str, depth: int) -> Decl | str | None:
+        if target.kind == "module":
+            return self._export(target.file, name, depth + 1)
+        if target.kind == "class":
+            return self._class_member(target.file, target.decl, name, depth + 1)
+        if target.kind == "enum":
+            return self._enum_member(target, name)
+        return None
+
+    def _member_of_type(self, typ: Decl | str | None, name: str, depth: int) -> Decl | str | None:
+        """`name` on a value of type `typ` (a class or an interface: its member, as the
+        compiler resolves it; an outside type: its full name)."""
+        if isinstance(typ, str):
+            return f"{typ}.{name}"
+        if typ is not None and typ.kind in ("class", "interface"):
+            return self._class_member(typ.file, typ.decl, name, depth + 1)
+        return None
+
+    def _returned_type(self, parsed: Parsed, call: Node, depth: int) -> Decl | str | None:
+        """The declared return type of a workspace function or method called by `call`."""
+        if depth > MAX_FOLLOW:
+            return None
+        callee = call.child_by_field_name("function")
+        fn: Decl | str | None = None
+        if callee is not None and callee.type == "identifier":
+            found = self._lookup(parsed, callee, parsed.text_of(callee))
+            fn = self._follow(found, depth + 1) if found is not None else None
+        elif callee is not None and callee.type == "member_expression":
+            obj = callee.child_by_field_name("object")
+            prop = callee.child_by_field_name("property")
+            if obj is not None and prop is not None:
+                fn = self._member(parsed, obj, parsed.text_of(prop), depth + 1)
+        if not isinstance(fn, Decl):
+            return None
+        if fn.kind == "class":
+            return fn  # a call of a class (JavaScript factories): its instances
+        node = fn.decl
+        if node.type in ("variable_declarator", "public_field_definition"):
+            value = node.child_by_field_name("value")
+            node = value if value is not None else node  # const f = (…): T => …
+        return self._annotated(fn.file, node.child_by_field_name("return_type"), depth)
+
+    def _annotated(self, parsed: Parsed, annotation: Node | None, depth: int) -> Decl | str | None:
+        """The class or interface a type annotation names (`: Foo`, `: Foo<T>`)."""
+        if annotation is None or not annotation.named_children:
+            return None
+        node: Node | None = annotation.named_children[0]
+        if node is not None and node.type == "generic_type":
+            node = node.child_by_field_name("name")
+        if node is None or node.type not in ("type_identifier", "identifier"):
+            return None
+        type_name = parsed.text_of(node)
+        found = self._lookup(parsed, node, type_name)
+        if found is None:
+            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
+        return self._follow(found, depth + 1)
 
     def _declared_type(self, d: Decl, depth: int) -> Decl | str | None:
         """The class or interface a parameter, variable or field is declared as (its type
@@ -420,6 +488,9 @@ class TypeScriptScopes:
             value = d.decl.child_by_field_name("value")
             if value is not None and value.type == "new_expression":
                 node = value.child_by_field_name("constructor")
+            elif value is not None and value.type == "call_expression":
+                # `const s = createSubscriber(…)`: the function's declared return type.
+                return self._returned_type(d.file, value, depth + 1)
         if node is None or node.type not in ("type_identifier", "identifier"):
             return None
         type_name = d.file.text_of(node)
