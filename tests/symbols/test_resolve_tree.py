@@ -180,3 +180,32 @@ def test_typescript_receivers_by_return_type_field_type_and_private_name(tmp_pat
     assert first(23, "next") == ("src/sub.ts", 5)  # on a call's result
     assert first(24, "#options") == ("src/sub.ts", 17)
     assert first(24, "retry") == ("src/sub.ts", 15)
+
+
+CALLBACK_TS = """export class Subscriber<T> {
+  complete(): void {}
+}
+export class Subject<T> {
+  complete(): void {}
+}
+export class Observable<T> {
+  constructor(subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => void) {}
+}
+export function from<T>(): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    subscriber.complete();
+  });
+}
+"""
+
+
+def test_a_callbacks_parameter_is_typed_by_the_callee_as_tsc_does(tmp_path: Path) -> None:
+    """`new Observable((subscriber) => subscriber.complete())`: the constructor's declared
+    callback type names the parameter's class (its `this:` pseudo-parameter skipped)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/obs.ts").write_text(CALLBACK_TS, encoding="utf-8")
+    line = CALLBACK_TS.split("\n")[11]
+    res = TreeScopes(tmp_path).resolve(
+        "src/obs.ts", "typescript", CALLBACK_TS, 11, line.index("complete")
+    )
+    assert res is not None and [(t.path, t.line) for t in res.targets] == [("src/obs.ts", 2)]

@@ -460,6 +460,63 @@ class TypeScriptScopes:
             node = value if value is not None else node  # const f = (…): T => …
         return self._annotated(fn.file, node.child_by_field_name("return_type"), depth)
 
+    def _contextual_type(self, d: Decl, depth: int) -> Decl | str | None:
+        """An unannotated parameter of a callback passed to a workspace function or
+        constructor (`new Observable((subscriber) => …)`): the type the callee's parameter
+        declares for it, as the compiler types it from context."""
+        if depth > MAX_FOLLOW:
+            return None
+        param = d.decl
+        if param.type == "identifier":
+            fn, index = param.parent, 0  # `x => …`
+        else:
+            if param.child_by_field_name("pattern") != d.node:
+                return None  # a destructured name
+            plist = param.parent
+            fn = plist.parent if plist is not None else None
+            index = plist.named_children.index(param) if plist is not None else -1
+        args = fn.parent if fn is not None else None
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if fn is None or args is None or call is None or index < 0:
+            return None
+        arg_index = next((i for i, a in enumerate(args.named_children) if a == fn), -1)
+        callee: Decl | str | None = None
+        if call.type == "new_expression":
+            ctor = call.child_by_field_name("constructor")
+            found = self._lookup(d.file, ctor, d.file.text_of(ctor)) if ctor is not None else None
+            cls = self._follow(found, depth + 1) if found is not None else None
+            if isinstance(cls, Decl) and cls.kind == "class":
+                callee = self._class_member(cls.file, cls.decl, "constructor", depth + 1)
+        elif call.type == "call_expression":
+            f = call.child_by_field_name("function")
+            if f is not None and f.type == "identifier":
+                found = self._lookup(d.file, f, d.file.text_of(f))
+                callee = self._follow(found, depth + 1) if found is not None else None
+            elif f is not None and f.type == "member_expression":
+                obj, prop = f.child_by_field_name("object"), f.child_by_field_name("property")
+                if obj is not None and prop is not None:
+                    callee = self._member(d.file, obj, d.file.text_of(prop), depth + 1)
+        if not isinstance(callee, Decl):
+            return None
+        params = callee.decl.child_by_field_name("parameters")
+        if params is None and callee.decl.type in (
+            "variable_declarator",
+            "public_field_definition",
+        ):
+            value = callee.decl.child_by_field_name("value")
+            params = value.child_by_field_name("parameters") if value is not None else None
+        declared = _own_params(callee.file, params)
+        if not 0 <= arg_index < len(declared):
+            return None
+        annotation = declared[arg_index].child_by_field_name("type")
+        fn_type = annotation.named_children[0] if annotation is not None else None
+        if fn_type is None or fn_type.type != "function_type":
+            return None
+        inner = _own_params(callee.file, fn_type.child_by_field_name("parameters"))
+        if index >= len(inner):
+            return None
+        return self._annotated(callee.file, inner[index].child_by_field_name("type"), depth)
+
     def _annotated(self, parsed: Parsed, annotation: Node | None, depth: int) -> Decl | str | None:
         """The class or interface a type annotation names (`: Foo`, `: Foo<T>`)."""
         if annotation is None or not annotation.named_children:
@@ -480,6 +537,8 @@ class TypeScriptScopes:
         annotation, or `new C(…)` as its value)."""
         node: Node | None = None
         annotation = d.decl.child_by_field_name("type")
+        if d.kind == "param" and annotation is None:
+            return self._contextual_type(d, depth + 1)
         if annotation is not None and annotation.named_children:
             node = annotation.named_children[0]
             if node.type == "generic_type":
@@ -594,6 +653,17 @@ def _overload(found: Decl | str | None, callee: Node) -> Decl | str | None:
             if key is not None:
                 return Decl(found.name, key, decl, found.kind, found.file)
     return found
+
+
+def _own_params(parsed: Parsed, params: Node | None) -> list[Node]:
+    """A parameter list without TypeScript's `this:` pseudo-parameter."""
+    out = []
+    for p in params.named_children if params is not None else ():
+        pattern = p.child_by_field_name("pattern")
+        if pattern is not None and parsed.text_of(pattern) == "this":
+            continue
+        out.append(p)
+    return out
 
 
 def _is_rest(param: Node) -> bool:
