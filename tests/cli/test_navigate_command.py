@@ -42,8 +42,9 @@ def test_definition_and_references_json(shop: Path, tmp_path: Path) -> None:
               storage=st)  # fmt: skip
     assert out.returncode == 0, out.stderr
     refs = json.loads(out.stdout)["references"]
-    assert [(r["path"], r["startLine"], r["symbol"]) for r in refs] == [
-        ("shop/checkout.py", 12, "VoucherGateway.charge")
+    assert [(r["path"], r["startLine"], r["symbol"], r["kind"]) for r in refs] == [
+        ("shop/payments.py", 8, "VoucherGateway.charge", "definition"),
+        ("shop/checkout.py", 12, "VoucherGateway.charge", "reference"),
     ]
 
 

@@ -92,11 +92,15 @@ async def test_agent_follows_a_call_to_its_definition_and_references(
         refs = await use(
             "references", path=first["path"], line=first["line"], column=first["column"]
         )
-        where = [(r["path"], r["line"]) for r in refs["references"]]
-        # Both calls on a CardGateway (inferred and annotated), not the voucher's call, not
-        # the Markdown note, not the definition itself.
-        assert where == [("shop/checkout.py", 7), ("shop/checkout.py", 13)]
-        assert refs["total"] == 2 and all(r["resolved"] for r in refs["references"])
+        where = [(r["path"], r["line"], r["kind"]) for r in refs["references"]]
+        # The definition first (as compilers list it), then both calls on a CardGateway
+        # (inferred and annotated): not the voucher's call, not the Markdown note.
+        assert where == [
+            ("shop/payments.py", 2, "definition"),
+            ("shop/checkout.py", 7, "reference"),
+            ("shop/checkout.py", 13, "reference"),
+        ]
+        assert refs["total"] == 3 and all(r["resolved"] for r in refs["references"])
         for r in refs["references"]:
             back = await use("open_file", path=r["path"], startLine=r["line"], endLine=r["line"])
             assert back["text"].strip() == r["snippet"]
@@ -104,7 +108,10 @@ async def test_agent_follows_a_call_to_its_definition_and_references(
 
         # And the other class's method has its own reference only.
         voucher = await use("references", path="shop/payments.py", line=8, column=9)
-        assert [(r["path"], r["line"]) for r in voucher["references"]] == [("shop/checkout.py", 12)]
+        assert [(r["path"], r["line"]) for r in voucher["references"]] == [
+            ("shop/payments.py", 8),
+            ("shop/checkout.py", 12),
+        ]
     assert calls[:5] == ["search_code", "open_file", "definition", "references", "open_file"]
 
 

@@ -289,7 +289,8 @@ REFERENCES = ToolSpec(
     description=(
         "Every place in the workspace's code where the symbol at path:line:column (1-based) "
         "is used, resolved as its language does: tokens of the same name that belong to "
-        "another definition are not listed. Each reference has path, line, column and the "
+        "another definition are not listed. The definition itself comes first (kind "
+        "'definition'), as compilers list it. Each reference has path, line, column and the "
         "line's text. `byName` lists tokens of the name whose resolution failed (maybe "
         f"uses, unverified). At most {SYMBOL_REFERENCES_LIMIT} of each; `total` counts them all."
     ),

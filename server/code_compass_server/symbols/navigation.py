@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -126,8 +126,9 @@ class SymbolNavigator:
 
     # -- references ----------------------------------------------------------------------
     def references(self, project: str, root: Path, rel: str, line: int, column: int) -> Lookup:
-        """Code tokens that resolve to the definition of the identifier at the position (the
-        definition itself excluded); tokens whose resolution failed go to `by_name`."""
+        """The definition of the identifier at the position (first, kind "definition", as
+        compilers list it among the references), then the code tokens that resolve to it;
+        tokens whose resolution failed go to `by_name`."""
         name, res = self._resolve(project, root, rel, line, column)
         if not name:
             return Lookup("", [])
@@ -168,7 +169,11 @@ class SymbolNavigator:
                 )
             return out
 
-        found = located([(t.path, t.line, t.column) for t in usages.resolved], True)
+        own = [
+            replace(loc, kind="definition")
+            for loc in located([(t.path, t.line, t.column) for t in targets], True)
+        ]
+        found = own + located([(t.path, t.line, t.column) for t in usages.resolved], True)
         unsure = located([(t.path, t.line, t.column) for t in usages.by_name], False)
         return Lookup(
             name,
