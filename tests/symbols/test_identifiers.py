@@ -25,6 +25,10 @@ from code_compass_server.symbols.identifiers import identifier_at, word_at
         ("See `cache_get` docs.", 7, "markdown", "cache_get"),
         ("Call getUser first", 7, "text", "getUser"),
         ("   ", 1, "python", None),
+        ("  return concatAll()(from(args));", 22, "typescript", "from"),  # rxjs's from()
+        ("const v = cache.get(key);", 17, "typescript", "get"),
+        ("import { a } from './a';", 15, "typescript", None),  # the keyword
+        ("type Id = string;", 1, "typescript", None),
     ],
 )
 def test_identifier_at(line: str, col: int, language: str, expected: str | None) -> None:
