@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchdata import django_source
-from code_compass_server.lsp.resolve import SymbolResolver
+from code_compass_server.symbols.resolve import SymbolResolver
 
 IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,}")
 

@@ -39,6 +39,7 @@ CORE = LEAVES | {
     "query",
     "answer",
     "depth",
+    "symbols",
 }
 # What a front door may use: the engine facade and the shared records, settings and validation.
 FRONT = LEAVES | {"engine", "engine_status", "settings", "validation"}
@@ -73,10 +74,16 @@ ALLOWED: dict[str, set[str]] = {
     # The team index (PostgreSQL): the local index's parsers, tokens and stores' record types,
     # the embedding text rules, search's candidate records; the engine's typed status.
     "team": LEAVES | {"index", "embed", "search", "engine_status"},
-    "engine": CORE | {"engine_status", "team"},
+    # Semantics: the identifier at a position resolved as its language does, references to a
+    # definition, their caches and budgets. It reads files and grammars (index.languages,
+    # index.chunk.treesitter) and is handed the symbol table and mentions by the engine
+    # (a protocol, like answer's EvidenceSource): never search, the engine or a front door.
+    "symbols": LEAVES | {"index"},
+    "engine": CORE | {"engine_status", "team", "symbols"},
     # Front doors. lsp -> index is tolerated (see TOLERATED); cli is the program's entry point
-    # and starts the other front doors.
-    "lsp": FRONT | {"index"},
+    # and starts the other front doors. lsp drives the resolver itself (hover and code lens
+    # hold its foreground while they resolve, and warm it when a file opens).
+    "lsp": FRONT | {"index", "symbols"},
     # mcp validates an ask with answer.request before opening anything (as cli does) and cuts
     # open_file's lines with index.textio, the editor's line contract.
     "mcp": FRONT | {"answer", "index"},
@@ -86,7 +93,7 @@ ALLOWED: dict[str, set[str]] = {
 
 # Allowed edges that should go away; printed as warnings, not failures.
 TOLERATED: dict[tuple[str, str], str] = {
-    ("lsp", "index"): "hover, lens and identifiers read index.languages (which languages are "
+    ("lsp", "index"): "hover and lens read index.languages (which languages are "
     "documents); progress reads the scheduler's records (index.job_records, index.summary)",
     ("cli", "index"): "the index command shows the index's progress records (index.summary) "
     "and the writer's live progress (index.live_progress)",

@@ -10,7 +10,9 @@ the name lookup reads, then per position:
 - name: the name lookup's first definition (what hovers showed before resolution);
 - fast: the parse-tree resolver alone (`None` -> the name lookup answers);
 - hover: what the first hover shows (fast path, else jedi within the hover budget, else names);
-- again: what a second hover shows once jedi has finished in the background (its cache).
+- again: what a second hover shows once jedi has finished in the background (its cache);
+- definition: what `code-compass definition` / the MCP tool `definition` answers (the engine's
+  SymbolNavigator: a resolver of its own, jedi without the hover's deadline), timed per call.
 
 Outside names are right when no workspace definition is shown. Figures per kind and overall,
 and the fast path's time per position.
@@ -33,8 +35,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchdata import django_source, pypi_source
 from code_compass_server.engine import Engine
-from code_compass_server.lsp.resolve import Resolution, SymbolResolver
 from code_compass_server.settings import EngineSettings
+from code_compass_server.symbols.navigation import Lookup
+from code_compass_server.symbols.resolve import Resolution, SymbolResolver
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = ROOT / "eval" / "symbols"
@@ -74,7 +77,7 @@ REPOS = {
     "rxjs-7.8.2": rxjs_source,
     "gomux-1.8.0": gomux_source,
 }
-COLUMNS = ("name", "fast", "hover", "again")
+COLUMNS = ("name", "fast", "hover", "again", "definition")
 
 
 def shown(res: Resolution | None, by_name: str | None) -> str | None:
@@ -82,6 +85,11 @@ def shown(res: Resolution | None, by_name: str | None) -> str | None:
     if res is None or (not res.targets and not res.outside):
         return by_name
     return f"{res.targets[0].path}:{res.targets[0].line}" if res.targets else None
+
+
+def first_definition(found: Lookup) -> str | None:
+    """The first location a definition request returns (None: none in the workspace)."""
+    return f"{found.locations[0].path}:{found.locations[0].line}" if found.locations else None
 
 
 def evaluate(repo: str, rows: list[dict[str, object]], budget_s: float) -> list[dict[str, object]]:
@@ -105,14 +113,18 @@ def evaluate(repo: str, rows: list[dict[str, object]], budget_s: float) -> list[
             first = resolver.resolve(root, rel, language, text, line, col)
             resolver.wait_idle(60)
             again = resolver.resolve(root, rel, language, text, line, col)
+            t0 = time.perf_counter()
+            defined = engine.definitions(project, rel, line + 1, col + 1)
+            def_ms = (time.perf_counter() - t0) * 1000
             got = {
                 "name": by_name,
                 "fast": shown(fast, by_name),
                 "hover": shown(first, by_name),
                 "again": shown(again, by_name),
+                "definition": first_definition(defined),
             }
             out.append({**r, **{f"ok_{k}": v == r["gold"] for k, v in got.items()},
-                        "got": got["hover"], "fast_ms": fast_ms})  # fmt: skip
+                        "got": got["hover"], "fast_ms": fast_ms, "def_ms": def_ms})  # fmt: skip
         resolver.close()
         engine.close()
     return out
@@ -156,6 +168,9 @@ def main() -> int:
     times = sorted(float(r["fast_ms"]) for r in results)  # type: ignore[arg-type]
     p50, p95 = times[len(times) // 2], times[int(0.95 * (len(times) - 1))]
     print(f"fast path: p50 {p50:.2f} ms, p95 {p95:.2f} ms (a file's first call parses it)")
+    times = sorted(float(r["def_ms"]) for r in results)  # type: ignore[arg-type]
+    p50, p95 = times[len(times) // 2], times[int(0.95 * (len(times) - 1))]
+    print(f"definition (engine.definitions, in process): p50 {p50:.2f} ms, p95 {p95:.2f} ms")
     if args.misses:
         for r in results:
             if not r["ok_hover"]:

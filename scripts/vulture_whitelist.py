@@ -95,9 +95,9 @@ _.depthQuery
 _.writerPid
 _.embedCacheRebuilt
 _.topK
-_.visit_Match  # lsp/resolve_python.py: ast.NodeVisitor dispatches on the node's class name
-_.visit_AnnAssign  # lsp/resolve_python.py (ast.NodeVisitor)
-_.visit_NamedExpr  # lsp/resolve_python.py (ast.NodeVisitor)
-_.visit_withitem  # lsp/resolve_python.py (ast.NodeVisitor)
+_.visit_Match  # symbols/resolve_python.py: ast.NodeVisitor dispatches on the node's class name
+_.visit_AnnAssign  # symbols/resolve_python.py (ast.NodeVisitor)
+_.visit_NamedExpr  # symbols/resolve_python.py (ast.NodeVisitor)
+_.visit_withitem  # symbols/resolve_python.py (ast.NodeVisitor)
 _._start_io_async  # lsp/server.py: pygls calls it from start_io
 _._PARSED_FILE_LIMIT  # scripts/check_lens_counts.py: jedi reads it (its search cap)

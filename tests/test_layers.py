@@ -49,6 +49,11 @@ def test_the_checker_catches_each_kind_of_violation(tmp_path: Path) -> None:
             "code_compass_server/index/chunk/__init__.py": (
                 "from code_compass_server.index.catalog import C\n"
             ),
+            # semantics is engine-side: it never reaches into a front door
+            "code_compass_server/symbols/__init__.py": "",
+            "code_compass_server/symbols/resolve.py": (
+                "from code_compass_server.lsp.protocol_types import WireSearchHit\n"
+            ),
             "code_compass_server/lsp/__init__.py": "",
             "code_compass_server/lsp/server.py": "import code_compass_server.engine\n",
             "code_compass_server/newthing/__init__.py": (
@@ -70,6 +75,7 @@ def test_the_checker_catches_each_kind_of_violation(tmp_path: Path) -> None:
     assert "index must not import engine" in out  # relative import resolved
     assert "code_compass_server.index.chunk imports code_compass_server.index.catalog" in out
     assert "unit 'newthing' is not in ALLOWED" in out
+    assert "symbols must not import lsp" in out
     assert "render/answer.ts:1: pure module imports vscode" in out
     assert "server.ts" not in out.replace("render/answer.ts", "")
-    assert "5 violation(s)" in out
+    assert "6 violation(s)" in out

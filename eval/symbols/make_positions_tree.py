@@ -19,8 +19,8 @@ from pathlib import Path
 from tree_sitter import Node
 
 from code_compass_server.index.chunk.treesitter import parser_for
-from code_compass_server.lsp.resolve_go import GO_BUILTINS
-from code_compass_server.lsp.resolve_ts import JS_GLOBALS
+from code_compass_server.symbols.resolve_go import GO_BUILTINS
+from code_compass_server.symbols.resolve_ts import JS_GLOBALS
 
 FUNCS = {"function_declaration", "method_definition", "arrow_function", "function_expression",
          "method_declaration", "func_literal"}  # fmt: skip

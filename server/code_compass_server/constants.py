@@ -154,6 +154,11 @@ MCP_OPEN_FILE_MAX_CHARS = 40_000  # ~10k tokens: one call must not flood an agen
 MCP_MAX_PATH_CHARS = 1000  # open_file's path (deeper than any real checkout)
 MCP_MAX_SYMBOL_NAME_CHARS = 200  # find_symbol's name, possibly qualified (Class.method)
 MCP_FIND_SYMBOL_LIMIT = 50  # definitions returned; the result counts the rest
+# `definition` / `references` (CLI and MCP): the resolver without a hover's deadline, but bounded.
+SYMBOL_RESOLVE_BUDGET_S = 10.0  # jedi's time on one position (a first call parses the imports)
+SYMBOL_REFERENCES_BUDGET_S = 30.0  # resolving every candidate token of a name (jedi included)
+SYMBOL_REFERENCES_LIMIT = 200  # references returned; the result counts the rest
+SYMBOL_SNIPPET_MAX_LINES = 20  # a definition's snippet: its first lines, re-read from disk
 MCP_ROOTS_WAIT_S = 10.0  # a tool call waits this long for the client's roots before using cwd
 
 # --- Editor buffers shared with other processes on the same storage (index/shared_buffers.py) ---

@@ -65,6 +65,7 @@ if TYPE_CHECKING:  # the answer stack loads with the first question
     from code_compass_server.answer.llm import LlmConfig
     from code_compass_server.answer.request import AskRequest
     from code_compass_server.answer.service import AskService
+    from code_compass_server.symbols.navigation import Lookup, SymbolNavigator
 
 
 class Engine:
@@ -104,6 +105,7 @@ class Engine:
         )
         self._watchers: dict[str, ProjectWatcher] = {}
         self._answers: AskService | None = None
+        self._navigator: SymbolNavigator | None = None  # opened on the first definition
         self._lock = threading.Lock()
         # What this process does to the indexes it writes, for the processes reading them.
         self._live = LivePublisher(self._live_entries, announce_idle=not queries_only)
@@ -379,6 +381,32 @@ class Engine:
     def count_mentions(self, name: str, project: str | None) -> tuple[int, int]:
         return self.search_service.count_mentions(name, project)
 
+    # --- semantics: the symbol at a position, as its language resolves it ---
+    def navigator(self) -> SymbolNavigator:
+        """Definitions and references at a position (symbols/navigation.py), opened on first
+        use: its resolver may start jedi's process."""
+        with self._lock:
+            if self._navigator is None:
+                from code_compass_server.symbols.navigation import SymbolNavigator
+
+                self._navigator = SymbolNavigator(self)
+            return self._navigator
+
+    def definitions(self, project: str, rel_path: str, line: int, column: int) -> Lookup:
+        """Where the identifier at 1-based (`line`, `column`) of a workspace file is defined."""
+        root = self.project(project).root
+        return self.navigator().definitions(project, root, rel_path, line, column)
+
+    def references(self, project: str, rel_path: str, line: int, column: int) -> Lookup:
+        """Code that uses the definition of the identifier at 1-based (`line`, `column`)."""
+        root = self.project(project).root
+        return self.navigator().references(project, root, rel_path, line, column)
+
+    def real_declarations(self, project: str, defs: list[SymbolDef]) -> list[bool]:
+        """Per symbol-table row: is it the declaration its name resolves to (not an alias,
+        a re-export or a wrapper bound to another definition)?"""
+        return self.navigator().rank_definitions(project, self.project(project).root, defs)
+
     def languages(self, project: str | None = None) -> list[str]:
         return self.search_service.languages(project)
 
@@ -446,6 +474,8 @@ class Engine:
         if self._publisher is not None:
             self._publisher.close()
         self.embeddings.close()
+        if self._navigator is not None:
+            self._navigator.close()
 
 
 def _llm_config(s: EngineSettings) -> LlmConfig:

@@ -144,21 +144,21 @@ async def test_every_custom_method_answers_as_declared(
         await s.wait_indexed()
         hits = await s.request("codeCompass/search", {"query": "gold discount", "topK": 3})
         assert hits["hits"], hits
-        check("search", hits, pt.SearchResult, tmp_path)
+        check("search", hits, pt.WireSearchResult, tmp_path)
         empty = await s.request("codeCompass/search", {"query": "kafka consumer", "minScore": 0.99})
         assert not empty["hits"] and empty["reason"]
-        check("search-empty", empty, pt.SearchResult, tmp_path)
+        check("search-empty", empty, pt.WireSearchResult, tmp_path)
         ask = {"question": "How is the discount for gold customers computed?", "minScore": 0.0}
         answer = await s.request(
             "codeCompass/ask", {**ask, "requestId": "r-1", "conversationId": "c-1"}, 60
         )
         assert answer["meta"]["llmCalled"] and answer["sentences"], answer
-        check("ask", answer, pt.Answer, tmp_path)
+        check("ask", answer, pt.WireAnswer, tmp_path)
         refusal = await s.request(
             "codeCompass/ask", {"question": "How are kafka consumer groups rebalanced?"}, 60
         )
         assert refusal["state"] == "FAIL" and refusal["suggestions"], refusal
-        check("ask-refusal", refusal, pt.Answer, tmp_path)
+        check("ask-refusal", refusal, pt.WireAnswer, tmp_path)
         # A misspelled name: refused without the model, with a spelling fix and the definition
         # to open, whatever the scores (the client's action tests read this one).
         spelling = await s.request(
@@ -166,7 +166,7 @@ async def test_every_custom_method_answers_as_declared(
         )
         kinds = [a["kind"] for a in spelling["actions"]]
         assert spelling["state"] == "FAIL" and "ask" in kinds and "open" in kinds, spelling
-        check("ask-spelling", spelling, pt.Answer, tmp_path)
+        check("ask-spelling", spelling, pt.WireAnswer, tmp_path)
         status = await s.request("codeCompass/status", {})
         check("status", status, pt.StatusResult, tmp_path)
         ready = await _ready_state(s)  # recorded before the reindex: the same on every run
@@ -228,7 +228,7 @@ def test_client_protocol_ts_declares_the_same_fields() -> None:
     client = ts_interfaces()
     problems: list[str] = []
     for td in pt.WIRE_TYPES:
-        name = td.__name__
+        name = pt.client_name(td)  # WireSearchHit here is SearchHit there
         if name not in client:
             problems.append(f"protocol.ts has no interface {name}")
             continue

@@ -28,6 +28,8 @@ EXPECTED_PARAMETERS = {
                                 "minScore", "project"}),
     "open_file": ({"path"}, {"path", "startLine", "endLine", "project"}),
     "find_symbol": ({"name"}, {"name", "project"}),
+    "definition": ({"path", "line", "column"}, {"path", "line", "column", "project"}),
+    "references": ({"path", "line", "column"}, {"path", "line", "column", "project"}),
 }  # fmt: skip
 
 

@@ -21,6 +21,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from code_compass_server import __version__
+from code_compass_server.cli import navigate_command
 from code_compass_server.constants import (
     DEFAULT_MAX_FILE_KB,
     ENV_DATABASE_URL,
@@ -119,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("question")
     p.add_argument("--history", type=Path, help="JSON list of {role, content}")
     p.add_argument("--json", action="store_true")
+
+    navigate_command.add_parsers(sub, _common)  # definition, references
 
     p = sub.add_parser("serve", help="run the language server over stdio")
     _team(p)
@@ -261,10 +264,10 @@ def _run(args: argparse.Namespace) -> int:
         result = run_depth(args.question, args.history)
         print(json.dumps(result, ensure_ascii=False) if args.json else json.dumps(result, indent=2))
         return 0
-    if args.command == "index" and args.database:
-        from code_compass_server.cli.team_commands import cmd_push
+    navigate_command.add_parsers(sub, _common)  # definition, references
 
-        return cmd_push(args)
+    p = sub.add_parser("serve", help="run the language server over stdio")
+    _team(p)
     if args.command == "index":
         from code_compass_server.cli.index_command import cmd_index
 

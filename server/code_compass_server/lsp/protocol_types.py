@@ -2,7 +2,8 @@
 method's params and result, and the notifications' payloads.
 
 The handlers build plain JSON; these TypedDicts say what that JSON is. The VS Code client's
-`client-vscode/src/protocol.ts` declares the same names with the same fields, and
+`client-vscode/src/protocol.ts` declares the same names with the same fields (a type whose name
+the engine also uses for its own class is `WireX` here and `X` there: `client_name`), and
 `tests/lsp/test_protocol_contract.py` holds all three together: it calls each method on the
 real server, checks every response against these declarations (no undeclared key, no
 missing required one) and records it as a fixture that the client's unit tests check
@@ -21,7 +22,7 @@ Verdict = Literal["supported", "weak", "unsupported", "uncited"]
 ClientState = Literal["indexing", "embedding", "ready", "error"]
 
 
-class SearchHit(TypedDict):
+class WireSearchHit(TypedDict):
     """One hit: `path` workspace-relative with '/', lines 1-based inclusive."""
 
     path: str
@@ -36,7 +37,7 @@ class SearchHit(TypedDict):
     snippet: str
 
 
-class Selection(TypedDict):
+class WireSelection(TypedDict):
     startLine: int
     endLine: int
     text: NotRequired[str]
@@ -50,7 +51,7 @@ class HistoryMessage(TypedDict):
 # -- codeCompass/search ----------------------------------------------------------------
 
 
-class SearchParams(TypedDict):
+class WireSearchParams(TypedDict):
     query: str
     topK: NotRequired[int]
     pathPrefix: NotRequired[str]
@@ -60,8 +61,8 @@ class SearchParams(TypedDict):
     project: NotRequired[str]
 
 
-class SearchResult(TypedDict):
-    hits: list[SearchHit]
+class WireSearchResult(TypedDict):
+    hits: list[WireSearchHit]
     reason: NotRequired[str]  # present when `hits` is empty
     partialIndex: bool
     tookMs: float
@@ -70,7 +71,7 @@ class SearchResult(TypedDict):
 # -- codeCompass/ask -------------------------------------------------------------------
 
 
-class AskParams(TypedDict):
+class WireAskParams(TypedDict):
     question: NotRequired[str]
     query: NotRequired[str]  # synonym of `question`
     conversationId: NotRequired[str]
@@ -83,30 +84,30 @@ class AskParams(TypedDict):
     mode: NotRequired[SearchMode]
     project: NotRequired[str]
     activeFile: NotRequired[str]
-    selection: NotRequired[Selection]
+    selection: NotRequired[WireSelection]
 
 
-class Confidence(TypedDict):
+class WireConfidence(TypedDict):
     score: int
     components: dict[str, int]
     caveats: list[str]
     rules: list[str]
 
 
-class Citation(TypedDict):
+class WireCitation(TypedDict):
     id: str
     path: str
     startLine: int
     endLine: int
 
 
-class Evidence(SearchHit):
+class WireEvidence(WireSearchHit):
     id: str
     status: str  # current | moved | edited (re-read from the buffer or disk)
     indexedLines: NotRequired[list[int]]  # [start, end] when moved or edited
 
 
-class SentenceVerdict(TypedDict):
+class WireSentenceVerdict(TypedDict):
     text: str
     start: int  # offsets into `answer`, end exclusive
     end: int
@@ -143,7 +144,7 @@ class AskedSelection(TypedDict):
     terms: list[str]
 
 
-class DepthQuery(TypedDict):
+class WireDepthQuery(TypedDict):
     """What the ask searched: the question plus the conversation's subject or claim."""
 
     text: str
@@ -186,23 +187,23 @@ class AnswerMeta(TypedDict):
     query: NotRequired[QueryRendering]
     partialIndex: bool
     embedEtaS: NotRequired[float]
-    depthQuery: NotRequired[DepthQuery]
+    depthQuery: NotRequired[WireDepthQuery]
 
 
-class Answer(TypedDict):
+class WireAnswer(TypedDict):
     state: AnswerState
-    confidence: Confidence
+    confidence: WireConfidence
     coverage: Coverage
     depth: str
     answer: str
-    citations: list[Citation]
+    citations: list[WireCitation]
     citationsUsed: list[str]
-    evidences: list[Evidence]
+    evidences: list[WireEvidence]
     suggestions: list[str]  # the actions' labels, in order (for older clients)
     actions: list[AnswerAction]
     searched: str | None  # what was searched and came closest, when nothing reached minScore
     selection: NotRequired[AskedSelection]
-    sentences: list[SentenceVerdict]
+    sentences: list[WireSentenceVerdict]
     meta: AnswerMeta
     depthSignals: list[str]  # why the depth controller chose `depth`
     conversationId: str | None  # echo of the request's (None when it had none)
@@ -219,7 +220,7 @@ class AnswerDelta(TypedDict):
 # -- codeCompass/status, codeCompass/indexState, codeCompass/reindex ------------------
 
 
-class FolderSettings(TypedDict):
+class WireFolderSettings(TypedDict):
     include: list[str]
     exclude: list[str]
     maxFileSizeKb: int
@@ -254,7 +255,7 @@ class ProjectState(TypedDict):
 class StatusProject(ProjectState):
     """A project in `codeCompass/status`: its indexState entry plus what the folder indexes."""
 
-    settings: FolderSettings
+    settings: WireFolderSettings
 
 
 class IndexStateParams(TypedDict):
@@ -317,8 +318,8 @@ class Method:
 
 
 METHODS: tuple[Method, ...] = (
-    Method("codeCompass/search", "request", SearchParams, SearchResult),
-    Method("codeCompass/ask", "request", AskParams, Answer),
+    Method("codeCompass/search", "request", WireSearchParams, WireSearchResult),
+    Method("codeCompass/ask", "request", WireAskParams, WireAnswer),
     Method("codeCompass/status", "request", StatusParams, StatusResult),
     Method("codeCompass/reindex", "request", ReindexParams, ReindexResult),
     Method("codeCompass/indexState", "notification", IndexStateParams, None),
@@ -327,22 +328,22 @@ METHODS: tuple[Method, ...] = (
 
 # Every TypedDict the client mirrors in protocol.ts, by name.
 WIRE_TYPES: tuple[type, ...] = (
-    SearchHit,
-    Selection,
+    WireSearchHit,
+    WireSelection,
     HistoryMessage,
-    SearchParams,
-    SearchResult,
-    AskParams,
-    Confidence,
-    Citation,
-    Evidence,
-    SentenceVerdict,
+    WireSearchParams,
+    WireSearchResult,
+    WireAskParams,
+    WireConfidence,
+    WireCitation,
+    WireEvidence,
+    WireSentenceVerdict,
     DroppedEvidence,
     QueryRendering,
     AnswerMeta,
-    Answer,
+    WireAnswer,
     AnswerDelta,
-    FolderSettings,
+    WireFolderSettings,
     ProjectState,
     StatusProject,
     IndexStateParams,
@@ -352,18 +353,21 @@ WIRE_TYPES: tuple[type, ...] = (
     StatusSettings,
 )
 
+WIRE_PREFIX = "Wire"  # SearchHit, Answer, ...: the engine's classes; WireSearchHit: the JSON
+
+
+def client_name(td: type) -> str:
+    """The interface's name in protocol.ts (which has no engine classes to tell apart)."""
+    return td.__name__.removeprefix(WIRE_PREFIX)
+
+
 __all__ = [
     "METHODS",
+    "WIRE_PREFIX",
     "WIRE_TYPES",
-    "Answer",
     "AnswerDelta",
     "AnswerMeta",
-    "AskParams",
-    "Citation",
-    "Confidence",
     "DroppedEvidence",
-    "Evidence",
-    "FolderSettings",
     "HistoryMessage",
     "IndexStateParams",
     "Method",
@@ -371,13 +375,20 @@ __all__ = [
     "QueryRendering",
     "ReindexParams",
     "ReindexResult",
-    "SearchHit",
-    "SearchParams",
-    "SearchResult",
-    "Selection",
-    "SentenceVerdict",
     "StatusParams",
     "StatusProject",
     "StatusResult",
     "StatusSettings",
+    "WireAnswer",
+    "WireAskParams",
+    "WireCitation",
+    "WireConfidence",
+    "WireEvidence",
+    "WireFolderSettings",
+    "WireSearchHit",
+    "WireSearchParams",
+    "WireSearchResult",
+    "WireSelection",
+    "WireSentenceVerdict",
+    "client_name",
 ]

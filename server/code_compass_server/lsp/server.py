@@ -53,9 +53,9 @@ from code_compass_server.lsp.open_documents import OpenDocuments
 from code_compass_server.lsp.params import invalid_params
 from code_compass_server.lsp.progress import INDEX_STATE, IndexProgressReporter
 from code_compass_server.lsp.protocol import CodeCompassProtocol
-from code_compass_server.lsp.resolve import close_shared_resolver
 from code_compass_server.lsp.stdio_reader import ChunkedStdinReader
 from code_compass_server.records import JsonObject
+from code_compass_server.symbols.resolve import close_shared_resolver
 
 if TYPE_CHECKING:
     from code_compass_server.engine import Engine

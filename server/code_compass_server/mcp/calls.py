@@ -96,6 +96,8 @@ class CodeTools:
             "ask_code": self.ask_code,
             "open_file": self.open_file,
             "find_symbol": self.find_symbol,
+            "definition": self.definition,
+            "references": self.references,
         }[tool]
         return handler(args)
 
@@ -161,15 +163,7 @@ class CodeTools:
         if end is not None and end < start:
             raise InputError("endLine", f"must be at least startLine ({start})")
         project = validate_project(args.get("project"), self.projects)
-        name, target = self._locate(rel, project)
-        with self._lock:
-            root = self._roots[name]
-        if is_secret_path(root, rel, target):
-            raise InputError(
-                "path",
-                f"'{rel}' is a secret file (keys, credentials, .env); Code Compass never reads "
-                "or serves secret files",
-            )
+        name, target = self._readable(rel, project)
         size = target.stat().st_size
         if size > self._max_file_bytes:
             raise InputError(
@@ -224,9 +218,16 @@ class CodeTools:
         bare = name.rsplit(".", 1)[-1]
         found: list[dict[str, Any]] = []
         for proj in [project] if project else self.projects:
-            for d in self._engine.symbols_named(bare, proj):
-                if name != bare and not ("." + d.qualified_name).endswith("." + name):
-                    continue
+            rows = [
+                d
+                for d in self._engine.symbols_named(bare, proj)
+                if name == bare or ("." + d.qualified_name).endswith("." + name)
+            ]
+            # Real declarations first: a row the language resolves elsewhere (an alias, a
+            # re-export, a wrapper bound to another definition) after them (a stable sort).
+            real = self._engine.real_declarations(proj, rows[:MCP_FIND_SYMBOL_LIMIT])
+            real += [True] * (len(rows) - len(real))
+            for d, declaration in sorted(zip(rows, real, strict=True), key=lambda r: not r[1]):
                 found.append(
                     {
                         "name": d.name,
@@ -240,6 +241,7 @@ class CodeTools:
                         "signature": d.signature,
                         "language": d.language,
                         "project": proj,
+                        "declaration": declaration,
                     }
                 )
         data: dict[str, Any] = {
@@ -257,7 +259,66 @@ class CodeTools:
             )
         return ToolOutput(data, _as_json_text(data))
 
+    def definition(self, args: Mapping[str, Any]) -> ToolOutput:
+        return self._navigate(args, "definitions")
+
+    def references(self, args: Mapping[str, Any]) -> ToolOutput:
+        return self._navigate(args, "references")
+
+    def _navigate(self, args: Mapping[str, Any], key: str) -> ToolOutput:
+        """`definition` and `references`: the same confinement and checks as open_file."""
+        rel = _relative_path(args.get("path"))
+        line = _line_number(args.get("line"), "line", 1)
+        column = _column_number(args.get("column"))
+        project = validate_project(args.get("project"), self.projects)
+        name, _target = self._readable(rel, project)
+        if key == "definitions":
+            found = self._engine.definitions(name, rel, line, column)
+        else:
+            found = self._engine.references(name, rel, line, column)
+        data: dict[str, Any] = {
+            "name": found.name,
+            "project": name,
+            key: [loc.to_json() for loc in found.locations],
+            "total": found.total,
+        }
+        if key == "references":
+            data["byName"] = [loc.to_json() for loc in found.by_name]
+        if found.outside:
+            data["outside"] = found.outside
+        data.update(self._index_state(project))
+        if not found.name:
+            note = (
+                f"No identifier at {rel}:{line}:{column}: give the position of a name "
+                "(open_file shows the lines with their numbers)."
+            )
+        elif found.outside:
+            note = (
+                f"'{found.name}' is defined outside this workspace ({found.outside}): a "
+                "builtin, the standard library or a dependency, not in this codebase."
+            )
+        elif not found.locations and not data.get("byName"):
+            note = f"No {key} of '{found.name}' in the indexed code."
+        else:
+            note = ""
+        if note:
+            data["note"] = _join(note, data.get("note"))
+        return ToolOutput(data, _as_json_text(data))
+
     # --- helpers ---
+    def _readable(self, rel: str, project: str | None) -> tuple[str, Path]:
+        """`_locate`, refusing secret files (never read nor served)."""
+        name, target = self._locate(rel, project)
+        with self._lock:
+            root = self._roots[name]
+        if is_secret_path(root, rel, target):
+            raise InputError(
+                "path",
+                f"'{rel}' is a secret file (keys, credentials, .env); Code Compass never reads "
+                "or serves secret files",
+            )
+        return name, target
+
     def _locate(self, rel: str, project: str | None) -> tuple[str, Path]:
         """The project and resolved file for a relative path; refuses links out of the root."""
         with self._lock:
@@ -369,6 +430,17 @@ def _line_number(raw: Any, field: str, default: int) -> int:
     if not ok:
         raise InputError(field, "must be a whole number of at least 1 (lines are 1-based)")
     return int(raw)
+
+
+def _column_number(raw: Any) -> int:
+    if raw is None:
+        raise InputError("column", "is required: the 1-based column of the identifier")
+    try:
+        return _line_number(raw, "column", 1)
+    except InputError:
+        raise InputError(
+            "column", "must be a whole number of at least 1 (columns are 1-based)"
+        ) from None
 
 
 def _symbol_name(raw: Any) -> str:

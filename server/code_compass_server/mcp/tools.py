@@ -21,6 +21,7 @@ from code_compass_server.constants import (
     MCP_FIND_SYMBOL_LIMIT,
     MCP_OPEN_FILE_MAX_LINES,
     MIN_TOP_K,
+    SYMBOL_REFERENCES_LIMIT,
 )
 from code_compass_server.validation import SEARCH_MODES
 
@@ -227,7 +228,10 @@ FIND_SYMBOL = ToolSpec(
         "symbol by exact name ('parse_config', or qualified 'HTTPServerSettings.retry_backoff') "
         "in the symbol table of the indexed code. Returns each definition's path, "
         "startLine-endLine, kind, container and signature. Faster and more precise than "
-        "search_code when you know the name. An empty list is a real answer: nothing of that "
+        "search_code when you know the name. Real declarations come first: a row that the "
+        "language resolves to another definition (an import alias, a re-export, a wrapper "
+        "bound to another function) comes after them, with declaration=false. "
+        "An empty list is a real answer: nothing of that "
         "name is defined in this codebase (it may come from a dependency, or be spelled "
         f"differently - then try search_code). At most {MCP_FIND_SYMBOL_LIMIT} definitions."
     ),
@@ -244,13 +248,70 @@ FIND_SYMBOL = ToolSpec(
     ),
 )
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (SEARCH_CODE, ASK_CODE, OPEN_FILE, FIND_SYMBOL)
+_POSITION = {
+    "path": {
+        "type": "string",
+        "description": "Workspace-relative file path, '/' separated, as results give it.",
+    },
+    "line": {"type": "integer", "minimum": 1, "description": "1-based line."},
+    "column": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "1-based column (characters) of any character of the identifier.",
+    },
+    "project": {
+        "type": "string",
+        "description": "Workspace folder name (the `project` field of a result). "
+        "Needed only when several workspaces hold the same path.",
+    },
+}
+
+DEFINITION = ToolSpec(
+    name="definition",
+    title="Go to the definition of the symbol at a position",
+    description=(
+        "Resolve the identifier at path:line:column (1-based, as compilers print positions) "
+        "the way its language does - scopes, imports and re-exports, the receiver's type for "
+        "a method call - and return where it is defined: path, startLine-endLine, the "
+        "qualified symbol name, kind and the definition's first lines re-read from disk. "
+        "Use it instead of find_symbol when a name is defined in several places (methods of "
+        "different classes): it follows the code, not the name. `outside` names a symbol "
+        "defined outside the workspace (builtins, standard library, dependencies): there is "
+        "no workspace location for it. resolved=false marks definitions found only by name "
+        "because resolution failed."
+    ),
+    input_schema=_object(_POSITION, ["path", "line", "column"]),
+)
+
+REFERENCES = ToolSpec(
+    name="references",
+    title="Find the code that uses the symbol at a position",
+    description=(
+        "Every place in the workspace's code where the symbol at path:line:column (1-based) "
+        "is used, resolved as its language does: tokens of the same name that belong to "
+        "another definition are not listed. The definition itself comes first (kind "
+        "'definition'), as compilers list it. Each reference has path, line, column and the "
+        "line's text. `byName` lists tokens of the name whose resolution failed (maybe "
+        f"uses, unverified). At most {SYMBOL_REFERENCES_LIMIT} of each; `total` counts them all."
+    ),
+    input_schema=_object(_POSITION, ["path", "line", "column"]),
+)
+
+TOOL_SPECS: tuple[ToolSpec, ...] = (
+    SEARCH_CODE,
+    ASK_CODE,
+    OPEN_FILE,
+    FIND_SYMBOL,
+    DEFINITION,
+    REFERENCES,
+)
 TOOLS_BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOL_SPECS}
 
 SERVER_INSTRUCTIONS = (
     "Code Compass answers questions about the open workspace from evidence: every result "
     "carries workspace-relative paths and 1-based line ranges you can cite as path:line. "
-    "Locate with find_symbol (exact names) or search_code (words or descriptions), read the "
+    "Locate with find_symbol (exact names) or search_code (words or descriptions), follow "
+    "code with definition and references (a position, resolved as the language does), read the "
     "current lines with open_file, and use ask_code for explanations with citations. "
     "'Not found' and 'Not enough evidence' are real answers about this codebase: report them "
     "rather than guessing."

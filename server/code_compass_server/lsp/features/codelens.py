@@ -38,7 +38,6 @@ from code_compass_server.index.languages import (
     PAGED_LANGUAGES,
     language_for,
 )
-from code_compass_server.lsp.code_names import code_columns_in
 from code_compass_server.lsp.features.documents import document_path
 from code_compass_server.lsp.features.evidence import (
     Mention,
@@ -49,10 +48,11 @@ from code_compass_server.lsp.features.evidence import (
     locate_all,
     name_pattern,
 )
-from code_compass_server.lsp.lens_usages import Buffers, UsageResolver, same_family
-from code_compass_server.lsp.resolve import shared_resolver
-from code_compass_server.lsp.resolve_tree import TS_LANGUAGES
 from code_compass_server.records import VALUE_KINDS, SearchHit, SymbolDef
+from code_compass_server.symbols.code_names import code_columns_in
+from code_compass_server.symbols.lens_usages import Buffers, UsageResolver, same_family
+from code_compass_server.symbols.resolve import shared_resolver
+from code_compass_server.symbols.resolve_tree import TS_LANGUAGES
 
 if TYPE_CHECKING:
     from code_compass_server.engine import Engine

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from code_compass_server.constants import HOVER_SNIPPET_CHARS
 from code_compass_server.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES
-from code_compass_server.lsp.code_names import code_columns_in, doc_column
 from code_compass_server.records import SearchHit, SymbolDef
+from code_compass_server.symbols.code_names import code_columns_in, doc_column
 
 if TYPE_CHECKING:
     from code_compass_server.engine import Engine

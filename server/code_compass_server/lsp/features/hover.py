@@ -42,9 +42,9 @@ from code_compass_server.lsp.features.evidence import (
     locate_all,
 )
 from code_compass_server.lsp.features.inert import inert_markdown
-from code_compass_server.lsp.identifiers import identifier_at
-from code_compass_server.lsp.resolve import Resolution, Target, shared_resolver
 from code_compass_server.records import SymbolDef
+from code_compass_server.symbols.identifiers import identifier_at
+from code_compass_server.symbols.resolve import Resolution, Target, shared_resolver
 
 if TYPE_CHECKING:
     from code_compass_server.lsp.server import CodeCompassServer

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from code_compass_server.lsp.resolve_model import Resolution
-from code_compass_server.lsp.resolve_treecache import TreeFiles
-from code_compass_server.lsp.resolve_ts import TypeScriptScopes
+from code_compass_server.symbols.resolve_model import Resolution
+from code_compass_server.symbols.resolve_treecache import TreeFiles
+from code_compass_server.symbols.resolve_ts import TypeScriptScopes
 
 TS_LANGUAGES = frozenset({"typescript", "tsx", "javascript"})
 TREE_LANGUAGES = TS_LANGUAGES | {"go"}
@@ -26,7 +26,7 @@ class TreeScopes:
         if language in TS_LANGUAGES:
             return self.ts.resolve(rel, language, text, line, column)
         if language == "go":
-            from code_compass_server.lsp.resolve_go import GoScopes
+            from code_compass_server.symbols.resolve_go import GoScopes
 
             if not isinstance(self.go, GoScopes):
                 self.go = GoScopes(self.files)

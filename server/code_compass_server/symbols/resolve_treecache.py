@@ -9,7 +9,7 @@ from tree_sitter import Node, Tree
 
 from code_compass_server.index.chunk.treesitter import parser_for
 from code_compass_server.index.languages import language_for
-from code_compass_server.lsp.stamped_cache import StampedCache
+from code_compass_server.symbols.stamped_cache import StampedCache
 
 TREE_CACHE_FILES = 256
 # A declaration's doc comment sits above these when the declaration is their first part.

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from code_compass_server.lsp.stamped_cache import churn
+from code_compass_server.symbols.stamped_cache import churn
 
 log = logging.getLogger(__name__)
 

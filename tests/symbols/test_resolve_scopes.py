@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from code_compass_server.lsp.resolve import SymbolResolver
-from code_compass_server.lsp.resolve_python import NOTHING, PythonScopes
+from code_compass_server.symbols.resolve import SymbolResolver
+from code_compass_server.symbols.resolve_python import NOTHING, PythonScopes
 
 FILES = {
     "pkg/__init__.py": "from .core import Engine as Engine\nfrom .helpers import *\n",

@@ -58,6 +58,14 @@ KEYWORDS: dict[str, frozenset[str]] = {
     ),
 }
 KEYWORDS["tsx"] = KEYWORDS["typescript"]
+# Contextual keywords of JavaScript/TypeScript: names too (rxjs's `of()` and `from()`,
+# `map.get(k)`), when the code uses them as names: called, or a member.
+_CONTEXTUAL = _words(
+    """of get set static async await from as type is module namespace declare abstract any
+    asserts boolean infer keyof never number object readonly require satisfies string symbol
+    unique unknown bigint override accessor undefined"""
+)
+_CONTEXTUAL_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 
 # Quote characters that open a single-line string literal, per language.
 _QUOTES: dict[str, str] = {
@@ -138,6 +146,14 @@ def _looks_like_code(line: str, word: Word) -> bool:
     return line.count("`", 0, word.start) % 2 == 1
 
 
+def _used_as_name(line: str, word: Word) -> bool:
+    """A JavaScript/TypeScript contextual keyword used as a name: `of(1)`, `x.get(k)`."""
+    if word.text not in _CONTEXTUAL:
+        return False
+    after = line[word.end :].lstrip()[:1]
+    return line[: word.start].rstrip().endswith(".") or after in ("(", "<", ".")
+
+
 def identifier_at(line: str, character: int, language: str) -> Word | None:
     """A word that may name a symbol; None for keywords, literals, numbers and strings."""
     word = word_at(line, character, language)
@@ -147,7 +163,8 @@ def identifier_at(line: str, character: int, language: str) -> Word | None:
     if text[0].isdigit() or not any(c.isalpha() for c in text):
         return None  # numbers (1e3, 0x1F, 10_000) and lone underscores
     raw_ident = language == "rust" and line[max(0, word.start - 2) : word.start] == "r#"
-    if text in KEYWORDS.get(language, ()) and not raw_ident:
+    keyword = text in KEYWORDS.get(language, ()) and not raw_ident
+    if keyword and not (language in _CONTEXTUAL_LANGUAGES and _used_as_name(line, word)):
         return None
     if language in DOC_LANGUAGES:
         return word if _looks_like_code(line, word) else None

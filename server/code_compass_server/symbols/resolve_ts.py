@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from code_compass_server.lsp.resolve_model import MAX_FOLLOW, Resolution, Target
-from code_compass_server.lsp.resolve_treecache import Parsed, TreeFiles
+from code_compass_server.symbols.resolve_model import MAX_FOLLOW, Resolution, Target
+from code_compass_server.symbols.resolve_treecache import Parsed, TreeFiles
 
 _FUNCTIONS = frozenset(
     {"function_declaration", "generator_function_declaration", "function_expression",
@@ -30,7 +30,7 @@ _NAMED_DECLS = frozenset(
 )  # fmt: skip
 _IDENTS = frozenset(
     {"identifier", "type_identifier", "property_identifier", "shorthand_property_identifier",
-     "shorthand_property_identifier_pattern"}
+     "shorthand_property_identifier_pattern", "private_property_identifier"}
 )  # fmt: skip
 _EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
 # Globals of every JavaScript runtime: outside the workspace, whatever a namesake there says.
@@ -141,7 +141,7 @@ class TypeScriptScopes:
         if (
             parent is not None
             and parent.type == "member_expression"
-            and node.type == "property_identifier"
+            and node.type in ("property_identifier", "private_property_identifier")
         ):
             obj = parent.child_by_field_name("object")
             if obj is None:
@@ -400,18 +400,145 @@ class TypeScriptScopes:
             if target.kind == "enum":
                 return self._enum_member(target, name)
             if target.kind in ("param", "variable", "member"):
-                typ = self._declared_type(target, depth + 1)
-                if isinstance(typ, str):
-                    return f"{typ}.{name}"
-                if typ is not None and typ.kind in ("class", "interface"):
-                    return self._class_member(typ.file, typ.decl, name, depth + 1)
+                return self._member_of_type(self._declared_type(target, depth + 1), name, depth)
+        if obj.type == "member_expression":
+            # `this.#options.retry`, `a.b.c`: the member's declared type names the receiver.
+            inner = obj.child_by_field_name("object")
+            prop = obj.child_by_field_name("property")
+            if inner is None or prop is None:
+                return None
+            field = self._member(parsed, inner, parsed.text_of(prop), depth + 1)
+            if isinstance(field, Decl) and field.kind == "member":
+                return self._member_of_type(self._declared_type(field, depth + 1), name, depth)
+            if isinstance(field, Decl) and field.kind in ("class", "module", "enum"):
+                return self._member_in(field, name, depth)
+        if obj.type == "call_expression":
+            return self._member_of_type(self._returned_type(parsed, obj, depth + 1), name, depth)
+        if obj.type == "parenthesized_expression" and obj.named_children:
+            return self._member(parsed, obj.named_children[0], name, depth + 1)
         return None
+
+    def _member_in(self, target: Decl, name: str, depth: int) -> Decl | str | None:
+        if target.kind == "module":
+            return self._export(target.file, name, depth + 1)
+        if target.kind == "class":
+            return self._class_member(target.file, target.decl, name, depth + 1)
+        if target.kind == "enum":
+            return self._enum_member(target, name)
+        return None
+
+    def _member_of_type(self, typ: Decl | str | None, name: str, depth: int) -> Decl | str | None:
+        """`name` on a value of type `typ` (a class or an interface: its member, as the
+        compiler resolves it; an outside type: its full name)."""
+        if isinstance(typ, str):
+            return f"{typ}.{name}"
+        if typ is not None and typ.kind in ("class", "interface"):
+            return self._class_member(typ.file, typ.decl, name, depth + 1)
+        return None
+
+    def _returned_type(self, parsed: Parsed, call: Node, depth: int) -> Decl | str | None:
+        """The declared return type of a workspace function or method called by `call`."""
+        if depth > MAX_FOLLOW:
+            return None
+        callee = call.child_by_field_name("function")
+        fn: Decl | str | None = None
+        if callee is not None and callee.type == "identifier":
+            found = self._lookup(parsed, callee, parsed.text_of(callee))
+            fn = self._follow(found, depth + 1) if found is not None else None
+        elif callee is not None and callee.type == "member_expression":
+            obj = callee.child_by_field_name("object")
+            prop = callee.child_by_field_name("property")
+            if obj is not None and prop is not None:
+                fn = self._member(parsed, obj, parsed.text_of(prop), depth + 1)
+        if not isinstance(fn, Decl):
+            return None
+        if fn.kind == "class":
+            return fn  # a call of a class (JavaScript factories): its instances
+        node = fn.decl
+        if node.type in ("variable_declarator", "public_field_definition"):
+            value = node.child_by_field_name("value")
+            node = value if value is not None else node  # const f = (…): T => …
+        return self._annotated(fn.file, node.child_by_field_name("return_type"), depth)
+
+    def _contextual_type(self, d: Decl, depth: int) -> Decl | str | None:
+        """An unannotated parameter of a callback passed to a workspace function or
+        constructor (`new Observable((subscriber) => …)`): the type the callee's parameter
+        declares for it, as the compiler types it from context."""
+        if depth > MAX_FOLLOW:
+            return None
+        param = d.decl
+        if param.type == "identifier":
+            fn, index = param.parent, 0  # `x => …`
+        else:
+            if param.child_by_field_name("pattern") != d.node:
+                return None  # a destructured name
+            plist = param.parent
+            fn = plist.parent if plist is not None else None
+            index = plist.named_children.index(param) if plist is not None else -1
+        args = fn.parent if fn is not None else None
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if fn is None or args is None or call is None or index < 0:
+            return None
+        arg_index = next((i for i, a in enumerate(args.named_children) if a == fn), -1)
+        callee: Decl | str | None = None
+        if call.type == "new_expression":
+            ctor = call.child_by_field_name("constructor")
+            found = self._lookup(d.file, ctor, d.file.text_of(ctor)) if ctor is not None else None
+            cls = self._follow(found, depth + 1) if found is not None else None
+            if isinstance(cls, Decl) and cls.kind == "class":
+                callee = self._class_member(cls.file, cls.decl, "constructor", depth + 1)
+        elif call.type == "call_expression":
+            f = call.child_by_field_name("function")
+            if f is not None and f.type == "identifier":
+                found = self._lookup(d.file, f, d.file.text_of(f))
+                callee = self._follow(found, depth + 1) if found is not None else None
+            elif f is not None and f.type == "member_expression":
+                obj, prop = f.child_by_field_name("object"), f.child_by_field_name("property")
+                if obj is not None and prop is not None:
+                    callee = self._member(d.file, obj, d.file.text_of(prop), depth + 1)
+        if not isinstance(callee, Decl):
+            return None
+        params = callee.decl.child_by_field_name("parameters")
+        if params is None and callee.decl.type in (
+            "variable_declarator",
+            "public_field_definition",
+        ):
+            value = callee.decl.child_by_field_name("value")
+            params = value.child_by_field_name("parameters") if value is not None else None
+        declared = _own_params(callee.file, params)
+        if not 0 <= arg_index < len(declared):
+            return None
+        annotation = declared[arg_index].child_by_field_name("type")
+        fn_type = annotation.named_children[0] if annotation is not None else None
+        if fn_type is None or fn_type.type != "function_type":
+            return None
+        inner = _own_params(callee.file, fn_type.child_by_field_name("parameters"))
+        if index >= len(inner):
+            return None
+        return self._annotated(callee.file, inner[index].child_by_field_name("type"), depth)
+
+    def _annotated(self, parsed: Parsed, annotation: Node | None, depth: int) -> Decl | str | None:
+        """The class or interface a type annotation names (`: Foo`, `: Foo<T>`)."""
+        if annotation is None or not annotation.named_children:
+            return None
+        node: Node | None = annotation.named_children[0]
+        if node is not None and node.type == "generic_type":
+            node = node.child_by_field_name("name")
+        if node is None or node.type not in ("type_identifier", "identifier"):
+            return None
+        type_name = parsed.text_of(node)
+        found = self._lookup(parsed, node, type_name)
+        if found is None:
+            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
+        return self._follow(found, depth + 1)
 
     def _declared_type(self, d: Decl, depth: int) -> Decl | str | None:
         """The class or interface a parameter, variable or field is declared as (its type
         annotation, or `new C(…)` as its value)."""
         node: Node | None = None
         annotation = d.decl.child_by_field_name("type")
+        if d.kind == "param" and annotation is None:
+            return self._contextual_type(d, depth + 1)
         if annotation is not None and annotation.named_children:
             node = annotation.named_children[0]
             if node.type == "generic_type":
@@ -420,6 +547,9 @@ class TypeScriptScopes:
             value = d.decl.child_by_field_name("value")
             if value is not None and value.type == "new_expression":
                 node = value.child_by_field_name("constructor")
+            elif value is not None and value.type == "call_expression":
+                # `const s = createSubscriber(…)`: the function's declared return type.
+                return self._returned_type(d.file, value, depth + 1)
         if node is None or node.type not in ("type_identifier", "identifier"):
             return None
         type_name = d.file.text_of(node)
@@ -523,6 +653,17 @@ def _overload(found: Decl | str | None, callee: Node) -> Decl | str | None:
             if key is not None:
                 return Decl(found.name, key, decl, found.kind, found.file)
     return found
+
+
+def _own_params(parsed: Parsed, params: Node | None) -> list[Node]:
+    """A parameter list without TypeScript's `this:` pseudo-parameter."""
+    out = []
+    for p in params.named_children if params is not None else ():
+        pattern = p.child_by_field_name("pattern")
+        if pattern is not None and parsed.text_of(pattern) == "this":
+            continue
+        out.append(p)
+    return out
 
 
 def _is_rest(param: Node) -> bool:

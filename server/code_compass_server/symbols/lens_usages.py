@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_compass_server.index.languages import language_for
-from code_compass_server.lsp.resolve import SymbolResolver
-from code_compass_server.lsp.resolve_model import Resolution
-from code_compass_server.lsp.resolve_tree import TS_LANGUAGES
-from code_compass_server.lsp.stamped_cache import build_until, file_stamp, refused
+from code_compass_server.symbols.resolve import SymbolResolver
+from code_compass_server.symbols.resolve_model import Resolution
+from code_compass_server.symbols.resolve_tree import TS_LANGUAGES
+from code_compass_server.symbols.stamped_cache import build_until, file_stamp, refused
 
 log = logging.getLogger(__name__)
 
@@ -147,39 +147,44 @@ class UsageResolver:
 
     def _finish(self, key: object, root: Path, left: _Left, then: Callable[[], None]) -> None:
         try:
-            changed = False
-            for rel, stamp, buffer, positions in left:
-                language = language_for(rel)
-                if self._closed.is_set():
-                    return
-                if language is None:
-                    continue
-                answers = self._file_answers(root, rel, stamp)
-                undecided: list[tuple[int, int]] = []
-                for pos in positions:
-                    if pos in answers:
-                        continue
-                    self.resolver.wait_for_foreground()
-                    with build_until(max_bytes=BACKGROUND_PARSE_MAX_BYTES):
-                        answer = self._fast(root, rel, language, buffer, *pos)
-                        if refused():
-                            answer = None  # a file too large to parse here: jedi's process
-                    if answer is not None or language != "python":
-                        answers[pos] = answer  # None: final, by name
-                        changed = changed or answer is not None
-                    else:
-                        undecided.append(pos)
-                # A parse holds the GIL throughout: leave room for the hovers between files.
-                time.sleep(BACKGROUND_PAUSE_S)
-                if undecided:
-                    changed = self._jedi(root, rel, buffer, undecided, answers) or changed
-            if changed:
+            if self.finish_now(root, left):
                 then()
         except Exception:  # background refinement: the request already answered
             log.exception("resolving lens usages in the background failed")
         finally:
             with self._lock:
                 self._queued.discard(key)
+
+    def finish_now(self, root: Path, left: _Left) -> bool:
+        """Resolve what `classify` left, in this thread (parse trees, then jedi for Python);
+        answers are stored for the next `classify`. True when any answer changed."""
+        changed = False
+        for rel, stamp, buffer, positions in left:
+            language = language_for(rel)
+            if self._closed.is_set():
+                return changed
+            if language is None:
+                continue
+            answers = self._file_answers(root, rel, stamp)
+            undecided: list[tuple[int, int]] = []
+            for pos in positions:
+                if pos in answers:
+                    continue
+                self.resolver.wait_for_foreground()
+                with build_until(max_bytes=BACKGROUND_PARSE_MAX_BYTES):
+                    answer = self._fast(root, rel, language, buffer, *pos)
+                    if refused():
+                        answer = None  # a file too large to parse here: jedi's process
+                if answer is not None or language != "python":
+                    answers[pos] = answer  # None: final, by name
+                    changed = changed or answer is not None
+                else:
+                    undecided.append(pos)
+            # A parse holds the GIL throughout: leave room for the hovers between files.
+            time.sleep(BACKGROUND_PAUSE_S)
+            if undecided:
+                changed = self._jedi(root, rel, buffer, undecided, answers) or changed
+        return changed
 
     def _jedi(
         self,

@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from code_compass_server.constants import RESOLVE_BUDGET_S
-from code_compass_server.lsp.gc_pacer import CollectionPacer
-from code_compass_server.lsp.resolve_model import Resolution, Target, dedupe, doc_summary
-from code_compass_server.lsp.resolve_python import MODULE_CACHE_FILES, PythonScopes
-from code_compass_server.lsp.resolve_tree import TREE_LANGUAGES, TreeScopes
-from code_compass_server.lsp.resolve_treecache import TREE_CACHE_FILES
+from code_compass_server.symbols.gc_pacer import CollectionPacer
+from code_compass_server.symbols.resolve_model import Resolution, Target, dedupe, doc_summary
+from code_compass_server.symbols.resolve_python import MODULE_CACHE_FILES, PythonScopes
+from code_compass_server.symbols.resolve_tree import TREE_LANGUAGES, TreeScopes
+from code_compass_server.symbols.resolve_treecache import TREE_CACHE_FILES
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from code_compass_server.lsp import resolve_python
-from code_compass_server.lsp.resolve import SymbolResolver
-from code_compass_server.lsp.resolve_python import ModuleInfo
+from code_compass_server.symbols import resolve_python
+from code_compass_server.symbols.resolve import SymbolResolver
+from code_compass_server.symbols.resolve_python import ModuleInfo
 
 FILES = 40
 CACHED = 4  # far fewer than FILES: the cache evicts

@@ -20,14 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_compass_server.lsp.resolve_model import (
+from code_compass_server.symbols.resolve_model import (
     MAX_FOLLOW,
     Resolution,
     Target,
     dedupe,
     doc_summary,
 )
-from code_compass_server.lsp.stamped_cache import StampedCache
+from code_compass_server.symbols.stamped_cache import StampedCache
 
 MODULE_CACHE_FILES = 256  # parsed files kept (a few MB each for the largest Django modules)
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -70,6 +70,7 @@ class Binding:
     defines: PyScope | None = None  # classes and functions: their own scope
     blocks: tuple[int, ...] = ()  # the compound statements (if/for/try/...) it sits in
     value: ast.expr | None = None  # `name = value` / `name: annotation`: what types it
+    value_scope: PyScope | None = None  # where `value` is read, when not `scope` (self.x = …)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +268,8 @@ class _Builder(ast.NodeVisitor):
             self._target(t)
             if isinstance(t, ast.Name):
                 self._typed(t, node.value)
+            elif isinstance(t, ast.Attribute):
+                self._typed_attr(t, node.value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.visit(node.annotation)
@@ -275,11 +278,26 @@ class _Builder(ast.NodeVisitor):
         self._target(node.target)
         if isinstance(node.target, ast.Name):
             self._typed(node.target, node.annotation)
+        elif isinstance(node.target, ast.Attribute):
+            self._typed_attr(node.target, node.annotation)
 
     def _typed(self, t: ast.Name, value: ast.expr) -> None:
         occ = self.occ.get((t.lineno, self.col(t.lineno, t.col_offset)))
         if occ is not None and occ.binding is not None:
             occ.binding.value = value
+
+    def _typed_attr(self, t: ast.Attribute, value: ast.expr) -> None:
+        """`self.x = Cls(…)` / `self.x: T`: what types the instance attribute (a `None`
+        placeholder types nothing: another assignment may)."""
+        cls = self.scope.parent
+        if cls is None or cls.kind != "class":
+            return
+        if isinstance(value, ast.Constant) and value.value is None:
+            return
+        for b in cls.instance_attrs.get(t.attr, ()):
+            if b.node is t:
+                b.value = value
+                b.value_scope = self.scope
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
@@ -718,6 +736,14 @@ class PythonScopes:
                 if s.parent is not None and s.parent.kind == "class":
                     return _Thing("instance", info, s.parent, skip_first=True)
                 s = s.parent
+        if isinstance(expr, ast.Call):
+            # `Cls().m`, `make_tag().check`: an instance of the class, or of what the
+            # function's return annotation names.
+            callee = self._eval(info, scope, expr.func, depth + 1)
+            if callee is not None and callee.kind == "class":
+                return _Thing("instance", callee.info, callee.scope)
+            if callee is None:
+                return self._returned(info, scope, expr.func, depth + 1)
         return None
 
     @staticmethod
@@ -758,6 +784,11 @@ class PythonScopes:
             return _Thing("outside", outside="builtins.property")  # `@name.setter`
         if b.value is not None and depth < MAX_FOLLOW:
             return self._instance_of(b, depth + 1)
+        if isinstance(b.node, ast.Attribute) and depth < MAX_FOLLOW:
+            # `self.x = None` first, `self.x = Cls()` later: the typed assignment decides.
+            typed = next((a for a in b.scope.instance_attrs.get(b.name, ()) if a.value), None)
+            if typed is not None:
+                return self._instance_of(typed, depth + 1)
         return None
 
     def _instance_of(self, b: Binding, depth: int) -> _Thing | None:
@@ -780,9 +811,49 @@ class PythonScopes:
         if not isinstance(value, (ast.Name, ast.Attribute)):
             return None
         scope = b.scope.parent if b.kind == "param" and b.scope.parent else b.scope
+        scope = b.value_scope or scope
         cls = self._eval(b.info, scope, value, depth)
         if cls is not None and cls.kind == "outside" and b.kind != "param":
             return cls  # the result of something defined outside the workspace
+        if cls is None and isinstance(b.value, ast.Call):
+            return self._returned(b.info, scope, b.value.func, depth + 1)
+        if cls is None or cls.kind != "class":
+            return None
+        return _Thing("instance", cls.info, cls.scope)
+
+    def _returned(
+        self, info: ModuleInfo, scope: PyScope, func: ast.expr, depth: int
+    ) -> _Thing | None:
+        """What calling `func` gives: the instance its return annotation names, when it is
+        a function or method of the workspace that declares one (`-> Tag`, `-> "Tag"`)."""
+        if depth > MAX_FOLLOW:
+            return None
+        found: list[Binding] | str | None = None
+        if isinstance(func, ast.Name):
+            found = self._name(info, scope, func.id, func.lineno, func.col_offset)
+        elif isinstance(func, ast.Attribute):
+            base = self._eval(info, scope, func.value, depth + 1)
+            found = self._member(base, func.attr, depth + 1) if base is not None else None
+        if not isinstance(found, list) or len(found) != 1:
+            return None
+        fn = found[0].node
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.returns is None:
+            return None
+        ann = fn.returns
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+            try:
+                parsed = ast.parse(ann.value, mode="eval").body
+            except SyntaxError:
+                return None
+            ann = ast.copy_location(parsed, ann)
+            for node in ast.walk(ann):
+                ast.copy_location(node, fn.returns)
+        if isinstance(ann, ast.Subscript):
+            return None  # Optional[T], list[T]: not one class
+        if not isinstance(ann, (ast.Name, ast.Attribute)):
+            return None
+        owner = found[0].scope
+        cls = self._eval(found[0].info, owner, ann, depth + 1)
         if cls is None or cls.kind != "class":
             return None
         return _Thing("instance", cls.info, cls.scope)

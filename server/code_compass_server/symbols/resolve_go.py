@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from code_compass_server.lsp.resolve_model import MAX_FOLLOW, Resolution, Target
-from code_compass_server.lsp.resolve_treecache import Parsed, TreeFiles
+from code_compass_server.symbols.resolve_model import MAX_FOLLOW, Resolution, Target
+from code_compass_server.symbols.resolve_treecache import Parsed, TreeFiles
 
 GO_BUILTINS = frozenset(
     [
@@ -81,6 +81,7 @@ class GoDecl:
 @dataclass(eq=False, slots=True)
 class _Package:
     stamp: tuple[int, ...]
+    folder: str = ""
     names: dict[str, GoDecl] = field(default_factory=dict)  # functions, types, vars, consts
     methods: dict[tuple[str, str], GoDecl] = field(default_factory=dict)
 
@@ -89,6 +90,7 @@ class GoScopes:
     def __init__(self, files: TreeFiles) -> None:
         self.files = files
         self._packages: dict[str, _Package] = {}
+        self._modules: dict[str, tuple[str, str] | None] = {}  # folder -> (module path, its dir)
 
     # -- the package ---------------------------------------------------------------------
     def package(self, rel: str, current: Parsed) -> _Package:
@@ -103,12 +105,72 @@ class GoScopes:
         pkg = self._packages.get(folder)
         if pkg is not None and pkg.stamp == stamp:
             return pkg
-        pkg = _Package(stamp)
+        pkg = _Package(stamp, folder)
         for p in parsed:
             for top in p.tree.root_node.named_children:
                 self._top_level(p, top, pkg)
         self._packages[folder] = pkg
         return pkg
+
+    def _pkg_for(self, p: Parsed, pkg: _Package) -> _Package:
+        """The package of the file `p` (`pkg` when it is that one): a type declared in another
+        package of the module has its methods and names there."""
+        folder = p.rel.rsplit("/", 1)[0] if "/" in p.rel else ""
+        return pkg if folder == pkg.folder else self.package(p.rel, p)
+
+    def _module(self, folder: str) -> tuple[str, str] | None:
+        """(module path, the module's folder) from the nearest go.mod at or above `folder`."""
+        if folder in self._modules:
+            return self._modules[folder]
+        found: tuple[str, str] | None = None
+        try:
+            text = (self.files.root / folder / "go.mod").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = None
+        if text is not None:
+            for line in text.splitlines():
+                parts = line.split()
+                if len(parts) >= 2 and parts[0] == "module":
+                    found = (parts[1].strip('"'), folder)
+                    break
+        elif folder:
+            found = self._module(folder.rsplit("/", 1)[0] if "/" in folder else "")
+        self._modules[folder] = found
+        return found
+
+    def _imported(self, p: Parsed, path: str) -> _Package | None:
+        """The workspace package an import path names (inside this file's module), or None
+        for a package from outside the workspace."""
+        folder = p.rel.rsplit("/", 1)[0] if "/" in p.rel else ""
+        module = self._module(folder)
+        if module is None:
+            return None
+        mod_path, mod_dir = module
+        if path != mod_path and not path.startswith(mod_path + "/"):
+            return None
+        sub = path[len(mod_path) :].strip("/")
+        target = "/".join(x for x in (mod_dir, sub) if x)
+        try:
+            files = sorted(
+                f.name for f in (self.files.root / target).iterdir()
+                if f.name.endswith(".go") and not f.name.endswith("_test.go") and f.is_file()
+            )  # fmt: skip
+        except OSError:
+            return None
+        for name in files:
+            rel = f"{target}/{name}" if target else name
+            first = self.files.load(rel)
+            if first is not None:
+                return self.package(rel, first)
+        return None
+
+    def _qualified(self, p: Parsed, imp: str, name: str) -> GoDecl | str | None:
+        """`pkg.Name` for an imported package: the workspace declaration when the package is
+        in this module, else the outside name."""
+        other = self._imported(p, imp)
+        if other is None:
+            return f"{imp}.{name}"
+        return other.names.get(name)
 
     def _top_level(self, p: Parsed, top: Node, pkg: _Package) -> None:
         t = top.type
@@ -184,7 +246,9 @@ class GoScopes:
             pkg_node = parent.child_by_field_name("package")
             if pkg_node is not None:
                 imp = self._import(parsed, parsed.text_of(pkg_node))
-                return self._result(f"{imp}.{name}" if isinstance(imp, str) else None)
+                return self._result(
+                    self._qualified(parsed, imp, name) if isinstance(imp, str) else None
+                )
         found = self._lookup(parsed, pkg, node, name)
         return self._result(found)
 
@@ -296,7 +360,7 @@ class GoScopes:
                 else self._import(p, p.text_of(operand))
             )
             if imp is not None and p.text_of(operand) not in pkg.names:
-                return f"{imp}.{name}"
+                return self._qualified(p, imp, name)
         typ = self._type_of(p, pkg, operand, depth + 1)
         if typ is None:
             return None
@@ -309,6 +373,7 @@ class GoScopes:
         or None when unknown."""
         if depth > MAX_FOLLOW:
             return None
+        pkg = self._pkg_for(p, pkg)
         t = expr.type
         if t == "parenthesized_expression" and expr.named_children:
             return self._type_of(p, pkg, expr.named_children[0], depth + 1)
@@ -327,7 +392,11 @@ class GoScopes:
             if operand is None or fld is None:
                 return None
             member = self._selector(p, pkg, operand, p.text_of(fld), depth + 1)
-            if isinstance(member, GoDecl) and member.kind == "field" and member.type is not None:
+            if (
+                isinstance(member, GoDecl)
+                and member.kind in ("field", "var", "const")
+                and member.type is not None
+            ):
                 return self._type_expr(member.file, pkg, member.type, depth + 1)
             if isinstance(member, GoDecl) and member.kind == "method":
                 return (
@@ -346,6 +415,7 @@ class GoScopes:
         """A type (or a value expression whose type is written in it) to its named type."""
         if node is None or depth > MAX_FOLLOW:
             return None
+        pkg = self._pkg_for(p, pkg)
         t = node.type
         if t in ("identifier", "selector_expression"):  # `*r`, `&x.f`: the value's own type
             return self._type_of(p, pkg, node, depth + 1)
@@ -374,6 +444,12 @@ class GoScopes:
                 if operand is not None and fld is not None and operand.type == "identifier":
                     local = self._local(p, operand, p.text_of(operand))
                     imp = None if local else self._import(p, p.text_of(operand))
+                    other = self._imported(p, imp) if imp is not None else None
+                    if other is not None:  # a function of another package of the module
+                        d = other.names.get(p.text_of(fld))
+                        if d is not None and d.kind == "function":
+                            return self._type_expr(d.file, other, d.type, depth + 1)
+                        return d if d is not None and d.kind == "type" else None
                     if imp is not None:
                         return f"{imp}.{p.text_of(fld)}(…)"  # an outside function's result
             if fn is not None and fn.type == "identifier":
@@ -393,7 +469,9 @@ class GoScopes:
             pkg_node = node.child_by_field_name("package")
             name_node = node.child_by_field_name("name")
             imp = self._import(p, p.text_of(pkg_node)) if pkg_node is not None else None
-            return f"{imp}.{p.text_of(name_node)}" if imp and name_node is not None else None
+            if not imp or name_node is None:
+                return None
+            return self._qualified(p, imp, p.text_of(name_node))
         if t == "generic_type":
             return self._type_expr(p, pkg, node.child_by_field_name("type"), depth + 1)
         return None
@@ -440,6 +518,7 @@ class GoScopes:
         """A method or field of a workspace type, through embedded fields."""
         if depth > MAX_FOLLOW:
             return None
+        pkg = self._pkg_for(typ.file, pkg)
         method = pkg.methods.get((typ.name, name))
         if method is not None:
             return method

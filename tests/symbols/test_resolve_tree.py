@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from code_compass_server.lsp.resolve_tree import TreeScopes
-from tests.lsp.test_hover_lens import hover_params
+from code_compass_server.symbols.resolve_tree import TreeScopes
 
 FILES = {
     "src/base.ts": ("export class Base {\n  protected count = 0;\n  start(): void {}\n}\n"),
@@ -134,20 +132,80 @@ def test_go_package_receivers_embedding_and_outside(repo: Path) -> None:
     assert res is not None and res.targets[0].doc_summary == "NewRoute makes an empty route."
 
 
-async def test_hover_over_stdio_resolves_typescript_and_go(start: Any, repo: Path) -> None:
-    """The server's hover answers from the tree resolvers: the aliased, re-exported import
-    shows its real definition (not "by name"); a Go builtin shows no workspace definition."""
-    s = await start([repo])
-    await s.wait_indexed()
-    uri = s.open(repo / "src/app.ts", language="typescript")
-    line = FILES["src/app.ts"].split("\n")[6]  # const local = double(n, LIMIT);
-    h = await s.client.text_document_hover_async(hover_params(uri, 6, line.index("double")))
-    assert h is not None
-    md = h.contents.value  # type: ignore[union-attr]
-    assert "src/util.ts:2" in md and "by name" not in md.split("\n", 1)[0]
-    go_uri = s.open(repo / "mux/router.go", language="go")
-    go_line = FILES["mux/router.go"].split("\n")[18]
-    h = await s.client.text_document_hover_async(hover_params(go_uri, 18, go_line.index("len")))
-    assert h is not None
-    head = h.contents.value.split("\n", 1)[0]  # type: ignore[union-attr]
-    assert "outside the workspace" in head and "builtin.len" in head
+RECEIVERS_TS = """export interface Observer<T> {
+  next(value: T): void;
+}
+export class Subscriber<T> {
+  next(value: T): void {}
+  unsubscribe(): void {}
+}
+export class Subject<T> {
+  next(value: T): void {}
+  unsubscribe(): void {}
+}
+export function createSubscriber<T>(): Subscriber<T> {
+  return new Subscriber<T>();
+}
+class Options { retry = 3; }
+export class Client {
+  #options: Options = new Options();
+  private obs: Observer<number>;
+  run(): number {
+    const s = createSubscriber<number>();
+    s.unsubscribe();
+    this.obs.next(1);
+    createSubscriber().next(2);
+    return this.#options.retry;
+  }
+}
+"""
+
+
+def test_typescript_receivers_by_return_type_field_type_and_private_name(tmp_path: Path) -> None:
+    """Methods defined in several classes: the receiver's declared type decides, as tsc does
+    (a workspace function's return type, a field's type through `this.a.b`, `#private`
+    fields, an interface-typed value -> the interface's member)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/sub.ts").write_text(RECEIVERS_TS, encoding="utf-8")
+    s = TreeScopes(tmp_path)
+    lines = RECEIVERS_TS.split("\n")
+
+    def first(line: int, word: str) -> tuple[str, int] | None:
+        res = s.resolve("src/sub.ts", "typescript", RECEIVERS_TS, line - 1,
+                        lines[line - 1].index(word))  # fmt: skip
+        return (res.targets[0].path, res.targets[0].line) if res and res.targets else None
+
+    assert first(21, "unsubscribe") == ("src/sub.ts", 6)  # Subscriber's, not Subject's
+    assert first(22, "next") == ("src/sub.ts", 2)  # the interface member
+    assert first(23, "next") == ("src/sub.ts", 5)  # on a call's result
+    assert first(24, "#options") == ("src/sub.ts", 17)
+    assert first(24, "retry") == ("src/sub.ts", 15)
+
+
+CALLBACK_TS = """export class Subscriber<T> {
+  complete(): void {}
+}
+export class Subject<T> {
+  complete(): void {}
+}
+export class Observable<T> {
+  constructor(subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => void) {}
+}
+export function from<T>(): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    subscriber.complete();
+  });
+}
+"""
+
+
+def test_a_callbacks_parameter_is_typed_by_the_callee_as_tsc_does(tmp_path: Path) -> None:
+    """`new Observable((subscriber) => subscriber.complete())`: the constructor's declared
+    callback type names the parameter's class (its `this:` pseudo-parameter skipped)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/obs.ts").write_text(CALLBACK_TS, encoding="utf-8")
+    line = CALLBACK_TS.split("\n")[11]
+    res = TreeScopes(tmp_path).resolve(
+        "src/obs.ts", "typescript", CALLBACK_TS, 11, line.index("complete")
+    )
+    assert res is not None and [(t.path, t.line) for t in res.targets] == [("src/obs.ts", 2)]

@@ -1,0 +1,41 @@
+"""The identifier under the cursor: word boundaries, strings, keywords, prose."""
+
+from __future__ import annotations
+
+import pytest
+
+from code_compass_server.symbols.identifiers import identifier_at, word_at
+
+
+@pytest.mark.parametrize(
+    ("line", "col", "language", "expected"),
+    [
+        ("    return compute_discount(x)", 14, "python", "compute_discount"),
+        ("    return compute_discount(x)", 27, "python", "compute_discount"),  # just after
+        ("const $el = $(sel);", 7, "javascript", "$el"),
+        ("let r#type = 1;", 6, "rust", "type"),
+        ("x = 'compute_discount'", 8, "python", None),  # inside a string
+        ("x = 1  # compute_discount here", 12, "python", "compute_discount"),  # comment
+        ('y := fmt.Sprintf("%d", n)', 10, "go", "Sprintf"),
+        ("if x:", 0, "python", None),  # keyword
+        ("return None", 8, "python", None),  # literal
+        ("x = 10_000", 6, "python", None),  # number
+        ("func main() {", 1, "go", None),  # keyword
+        ("See the cache docs.", 9, "markdown", None),  # plain prose word
+        ("See `cache_get` docs.", 7, "markdown", "cache_get"),
+        ("Call getUser first", 7, "text", "getUser"),
+        ("   ", 1, "python", None),
+        ("  return concatAll()(from(args));", 22, "typescript", "from"),  # rxjs's from()
+        ("const v = cache.get(key);", 17, "typescript", "get"),
+        ("import { a } from './a';", 15, "typescript", None),  # the keyword
+        ("type Id = string;", 1, "typescript", None),
+    ],
+)
+def test_identifier_at(line: str, col: int, language: str, expected: str | None) -> None:
+    word = identifier_at(line, col, language)
+    assert (word.text if word else None) == expected
+
+
+def test_word_at_reports_the_span() -> None:
+    w = word_at("a = foo_bar(1)", 6, "python")
+    assert w is not None and (w.start, w.end, w.text) == (4, 11, "foo_bar")
