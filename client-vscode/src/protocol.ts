@@ -276,6 +276,12 @@ export interface ProjectState {
   lastError?: string;
   /** Read-only: the process that writes this index, when known. */
   writerPid: number | null;
+  /** "team" when a team index (PostgreSQL) serves the project. */
+  backend?: string;
+  /** Team index: the server's PostgreSQL version. */
+  server?: string;
+  /** Team index: paths of this workspace that differ from what was last pushed. */
+  behind?: number;
 }
 
 export interface FolderSettings {

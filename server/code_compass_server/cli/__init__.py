@@ -264,10 +264,12 @@ def _run(args: argparse.Namespace) -> int:
         result = run_depth(args.question, args.history)
         print(json.dumps(result, ensure_ascii=False) if args.json else json.dumps(result, indent=2))
         return 0
-    navigate_command.add_parsers(sub, _common)  # definition, references
+    if args.command == "index" and args.database:
+        from code_compass_server.cli.team_commands import cmd_push
 
-    p = sub.add_parser("serve", help="run the language server over stdio")
-    _team(p)
+        return cmd_push(args)
+    if args.command in navigate_command.COMMANDS:
+        return navigate_command.cmd_navigate(args)
     if args.command == "index":
         from code_compass_server.cli.index_command import cmd_index
 

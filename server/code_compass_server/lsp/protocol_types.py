@@ -250,6 +250,9 @@ class ProjectState(TypedDict):
     queued: bool
     lastError: NotRequired[str]  # the last pass failed, or the embedding worker fails
     writerPid: int | None  # read-only: the process that writes this index, when known
+    backend: NotRequired[str]  # "team" when a team index serves it (docs/team-index.md)
+    server: NotRequired[str]  # team index: the PostgreSQL server's version
+    behind: NotRequired[int]  # team index: this workspace's paths that differ from the push
 
 
 class StatusProject(ProjectState):
