@@ -7,6 +7,7 @@ crash the catalog never claims a state the other stores lack (the file is re-ind
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -75,11 +76,16 @@ class Catalog:
         # The writer's connection; the lock keeps its transactions whole. Other threads read
         # through their own connection (WAL: a reader sees the last commit and never waits for
         # the writer; measured during a Django index, a search waited ~0.7 s for a batch).
-        self._conn = sqlite3.connect(db_path, check_same_thread=False, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute("PRAGMA busy_timeout=5000")
-        self._conn.executescript(_SCHEMA)
+        # A folder this process cannot write (a read-only mount of a shared index) is opened
+        # as immutable: SQLite then needs no -shm file, which it could not create there.
+        self._target: str | Path = db_path
+        if db_path.exists() and not os.access(db_path.parent, os.W_OK):
+            self._target = f"{db_path.resolve().as_uri()}?immutable=1"
+        self._conn = self._connect()
+        if self._target == db_path:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(_SCHEMA)
         self._lock = threading.RLock()
         self._writing: int | None = None  # thread id inside transaction(), if any
         self._local = threading.local()
@@ -89,6 +95,12 @@ class Catalog:
         self._generation = 0  # bumped by every commit: a count taken across one is not kept
         # counts() is asked for on every status/progress message; cache it until a write.
         self._counts: dict[str, int] | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        uri = isinstance(self._target, str)
+        conn = sqlite3.connect(self._target, check_same_thread=False, isolation_level=None, uri=uri)
+        conn.execute("PRAGMA busy_timeout=5000")
+        return conn
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -119,8 +131,7 @@ class Catalog:
         if conn is None:
             if self._closed:
                 raise sqlite3.ProgrammingError("catalog closed")
-            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout=5000")
+            conn = self._connect()
             with self._readers_lock:  # not _lock: the writer may hold that for a whole batch
                 self._readers.append(conn)
             self._local.conn = conn
