@@ -77,7 +77,7 @@ class EmbeddingLinks:
     def _peek_model_id(self) -> str | None:
         """The model's id without loading it (a `status` needs no ONNX session)."""
         if self._peeked_id is None:
-            from code_compass_server.embed.model import model_id_at
+            from code_compass_server.embed.model_id import model_id_at
 
             try:
                 self._peeked_id = model_id_at(sha_stamp=self._sha_stamp)

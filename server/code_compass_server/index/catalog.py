@@ -288,12 +288,16 @@ class Catalog:
 
     def _count(self) -> dict[str, int]:
         files = self._query("SELECT COUNT(*) FROM files")[0][0]
-        chunks, embedded = self._query("SELECT COUNT(*), COALESCE(SUM(embedded), 0) FROM chunks")[0]
+        # COUNT(*) reads the smallest index, the pending count the partial one: summing the
+        # flag instead read every chunk's text (0.1 s on Django, at every cold `status`).
+        chunks = self._query("SELECT COUNT(*) FROM chunks")[0][0]
+        pending = self._query("SELECT COUNT(*) FROM chunks WHERE embedded = 0")[0][0]
+        embedded = int(chunks) - int(pending)  # type: ignore[call-overload]
         symbols = self._query("SELECT COUNT(*) FROM symbols")[0][0]
         return {
             "files": int(files),  # type: ignore[call-overload]
             "chunks": int(chunks),  # type: ignore[call-overload]
-            "embedded": int(embedded),  # type: ignore[call-overload]
+            "embedded": embedded,
             "symbols": int(symbols),  # type: ignore[call-overload]
         }
 

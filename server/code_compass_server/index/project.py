@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -68,6 +66,8 @@ def readable_lexical(directory: Path) -> Path:
     folder = directory / LEXICAL_DIR
     if not folder.is_dir() or os.access(folder, os.W_OK):
         return folder
+    import tempfile  # only here: a read-only mount is rare
+
     mirror = Path(tempfile.mkdtemp(prefix="code-compass-ro-"))
     for entry in folder.iterdir():
         if not entry.name.endswith(".lock"):
@@ -247,6 +247,8 @@ class Project:
         self.lexical.close()
         self.catalog.close()
         if self.lexical.directory != self.directory / LEXICAL_DIR:  # a read-only mount's links
+            import shutil
+
             shutil.rmtree(self.lexical.directory, ignore_errors=True)
         if self.lock is not None:
             if self.lock.held and not self.read_only and not self.problem:
