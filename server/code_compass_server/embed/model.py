@@ -32,6 +32,13 @@ def default_threads() -> int:
     return max(1, (os.cpu_count() or 2) - 1)
 
 
+def execution_providers(available: Sequence[str]) -> list[str]:
+    """CUDA first when `onnxruntime-gpu` is installed and sees a GPU (the optional `gpu` extra,
+    never required), the CPU always as the fallback."""
+    gpu = ["CUDAExecutionProvider"] if "CUDAExecutionProvider" in available else []
+    return [*gpu, "CPUExecutionProvider"]
+
+
 def length_buckets(
     lengths: Sequence[int],
     max_batch: int = EMBED_BATCH_SIZE,
@@ -96,8 +103,9 @@ class Embedder:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
         self.session = ort.InferenceSession(
-            str(model_path), opts, providers=["CPUExecutionProvider"]
+            str(model_path), opts, providers=execution_providers(ort.get_available_providers())
         )
+        self.device = "cuda" if "CUDA" in self.session.get_providers()[0] else "cpu"
 
     def _counter(self) -> Tokenizer:
         """The untruncated tokenizer that counts tokens (splitting chunks into pieces)."""
