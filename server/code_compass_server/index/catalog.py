@@ -151,6 +151,10 @@ class Catalog:
         rows = self._query("SELECT path, hash, size, mtime_ns, language, chunks FROM files")
         return {str(r[0]): FileRow(*r) for r in rows}  # type: ignore[arg-type]
 
+    def file_stats(self) -> list[tuple[str, int, int]]:
+        """(path, size, mtime_ns) of every file: what a freshness check compares, no more."""
+        return self._query("SELECT path, size, mtime_ns FROM files")  # type: ignore[return-value]
+
     def file(self, path: str) -> FileRow | None:
         rows = self._query(
             "SELECT path, hash, size, mtime_ns, language, chunks FROM files WHERE path = ?", (path,)

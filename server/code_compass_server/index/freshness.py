@@ -116,25 +116,26 @@ def stale_reason(directory: Path, root: Path, catalog: Catalog, settings_key: st
         return "no record of a completed run"
     if manifest.settings != settings_key:
         return "scan settings changed"
-    real_root = os.path.realpath(root)
+    prefix = os.path.realpath(root) + os.sep
+    stat = os.stat
     for rel_dir, mtime_ns in manifest.dirs.items():
         try:
-            if os.stat(os.path.join(real_root, rel_dir)).st_mtime_ns != mtime_ns:
+            if stat(prefix + rel_dir).st_mtime_ns != mtime_ns:
                 return f"folder changed: {rel_dir or '.'}"
         except OSError:
             return f"folder gone: {rel_dir}"
     for rel, stamp in manifest.ignore_files.items():  # a new one changed its folder's mtime
         try:
-            st = os.stat(os.path.join(real_root, rel), follow_symlinks=False)
+            st = stat(prefix + rel, follow_symlinks=False)
         except OSError:
             return f"ignore file gone: {rel}"
         if (st.st_size, st.st_mtime_ns) != stamp:
             return f"ignore file changed: {rel}"
-    for path, row in catalog.files().items():
+    for path, size, mtime_ns in catalog.file_stats():
         try:
-            st = os.stat(os.path.join(real_root, path))
+            st = stat(prefix + path)
         except OSError:
             return f"file gone: {path}"
-        if st.st_size != row.size or st.st_mtime_ns != row.mtime_ns:
+        if st.st_size != size or st.st_mtime_ns != mtime_ns:
             return f"file changed: {path}"
     return ""
