@@ -184,7 +184,8 @@ def bench(name: str, variants: list[Variant], runs: int, build: bool, ro_check: 
             cur, old = figures[kind], figures[f"{kind} base"]
             if cur.seconds and old.seconds:
                 ratio = statistics.median(cur.seconds) / statistics.median(old.seconds)
-                print(f"  {kind:<24} current/base p50 {ratio:5.2f}x")
+                cpu = statistics.median(cur.cpu) / statistics.median(old.cpu)
+                print(f"  {kind:<24} current/base p50 {ratio:5.2f}x wall, {cpu:5.2f}x cpu")
     if ro_check:
         for v in variants:
             outcome = read_only_check(v, tree, stores[v.tag], env)

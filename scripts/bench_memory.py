@@ -87,7 +87,7 @@ def main() -> None:
     ledger.row("Django closed")
 
     from code_compass_server.embed.model import Embedder
-    from code_compass_server.embed.project_link import store_id
+    from code_compass_server.embed.model_id import store_id
     from code_compass_server.embed.vector_reader import VectorReader
     from code_compass_server.embed.vectors import VectorStore
     from code_compass_server.storage import project_storage

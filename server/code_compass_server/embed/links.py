@@ -209,7 +209,7 @@ class EmbeddingLinks:
 
     def _store(self, name: str, embedder: Embedder) -> VectorSearch | None:
         """The writer's vector store, or (queries only) the committed vectors, mapped."""
-        from code_compass_server.embed.project_link import store_id
+        from code_compass_server.embed.model_id import store_id
         from code_compass_server.embed.vector_reader import VectorReader
 
         with self._lock:
