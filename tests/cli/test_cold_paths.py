@@ -103,6 +103,7 @@ def test_cold_commands_import_only_what_they_need(tmp_path: Path) -> None:
     ws = write_tree(tmp_path / "ws", SAMPLE_FILES)
     common = ("--workspace", str(ws), "--storage", str(tmp_path / "st"))
     assert _loaded("--version") == set()
+    assert _loaded("--help") == set()
     assert _loaded("index", "--no-embed", *common) >= {"tantivy"}
     assert not {"onnxruntime", "numpy"} & _loaded("status", *common)
     lexical = _loaded("search", "x", "--mode", "lexical", *common)
