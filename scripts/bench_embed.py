@@ -3,14 +3,16 @@
 
 Prints, as a table:
 - throughput of the whole pipeline (split + tokenize + embed + cache + store) against the bare
-  ONNX Runtime session fed the same token ids, in the same run (target ratio >= 0.85). Rounds
+  ONNX Runtime session fed the same token ids, in the same run, at each --threads count
+  (default 1 and 2; target ratio >= 0.95), on the device the embedder picked (CUDA when
+  onnxruntime-gpu is installed and sees a GPU, else the CPU). Rounds
   alternate bare/pipeline on the same chunks so machine load hits both alike; CPU-time ratios
   are printed too, being robust to other processes;
 - time to embed all of Django (extrapolated from the sample unless --full);
 - vector search latency p50/p95 at Django scale (query embedding included, and alone);
 - peak RSS (target <= 600 MB).
 
-Usage: .venv/bin/python scripts/bench_embed.py [--limit 300] [--full] [--threads N]
+Usage: .venv/bin/python scripts/bench_embed.py [--limit 300] [--full] [--threads 1,2]
 """
 
 from __future__ import annotations
@@ -105,18 +107,58 @@ def bare_run(embedder: Embedder, ids: list[list[int]]) -> None:
         )
 
 
+def throughput(
+    embedder: Embedder, sample: list[PendingChunk], n_rounds: int, tmp: Path
+) -> tuple[float, list[tuple[str, str]]]:
+    """Bare session against the whole pipeline on the same chunks, rounds alternating so load
+    hits both alike; (pipeline wall seconds, table rows)."""
+    rounds = [sample[i::n_rounds] for i in range(n_rounds)]
+    bare_wall = pipe_wall = bare_cpu = pipe_cpu = 0.0
+    pieces_done = 0
+    bare_run(embedder, embedder.encode(["warm up the session"]))
+    store = VectorStore(tmp / "vectors", embedder.model_id)
+    cache = EmbeddingCache(tmp / "cache.sqlite", embedder.model_id)
+    worker = EmbeddingWorker(lambda n: [], embedder, store, cache, low_priority=False)
+    for part in rounds:
+        texts = [t for c in part for t in worker.texts_for(c)]  # header line + piece
+        ids = embedder.encode(texts)  # bare gets its tokens for free
+        pieces_done += len(ids)
+        w, c = time.perf_counter(), time.process_time()
+        bare_run(embedder, ids)
+        bare_wall += time.perf_counter() - w
+        bare_cpu += time.process_time() - c
+        w, c = time.perf_counter(), time.process_time()
+        for i in range(0, len(part), 32):
+            worker.process(part[i : i + 32])
+        store.flush()
+        pipe_wall += time.perf_counter() - w
+        pipe_cpu += time.process_time() - c
+    cache.close()
+    t = f"{embedder.threads} thread{'s' if embedder.threads > 1 else ''}, {embedder.device}"
+    return pipe_wall, [
+        (f"[{t}] sample chunks / pieces", f"{len(sample)} / {pieces_done}"),
+        (f"[{t}] bare session (pieces/s, wall)", f"{pieces_done / bare_wall:.1f}"),
+        (f"[{t}] pipeline (pieces/s, wall)", f"{pieces_done / pipe_wall:.1f}"),
+        (f"[{t}] pipeline (chunks/s, wall)", f"{len(sample) / pipe_wall:.1f}"),
+        (f"[{t}] pipeline / bare, wall (target >= 0.95)", f"{bare_wall / pipe_wall:.3f}"),
+        (f"[{t}] pipeline / bare, CPU time", f"{bare_cpu / pipe_cpu:.3f}"),
+        (f"[{t}] bare CPU ms per piece", f"{1000 * bare_cpu / pieces_done:.1f}"),
+    ]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--limit", type=int, default=300, help="chunks in the timed sample")
     ap.add_argument("--rounds", type=int, default=3, help="alternating bare/pipeline rounds")
     ap.add_argument("--full", action="store_true", help="embed all of Django (long)")
-    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--threads", default="1,2", help="intra-op thread counts, one run each")
     ap.add_argument("--data", type=Path, default=REPO / "bench-data")
     args = ap.parse_args()
 
     t0 = time.perf_counter()
     chunks = django_chunks(django_dir(args.data))
-    embedder = Embedder(threads=args.threads)
+    thread_counts = [int(t) for t in args.threads.split(",")]
+    embedder = Embedder(threads=thread_counts[0])
     t_chunk = time.perf_counter() - t0
     t0 = time.perf_counter()
     all_pieces = [split_for_embedding(c.text, c.start_line, embedder) for c in chunks]
@@ -125,45 +167,29 @@ def main() -> int:
     rows: list[tuple[str, str]] = [
         ("Django chunks / pieces (<=256 tok)", f"{len(chunks)} / {n_pieces_all}"),
         ("chunking / splitting all (s)", f"{t_chunk:.1f} / {t_split_all:.1f}"),
-        ("threads", str(embedder.threads)),
+        ("device (CUDA when onnxruntime-gpu sees a GPU)", embedder.device),
     ]
 
     rng = random.Random(0)
     sample = rng.sample(chunks, min(args.limit, len(chunks)))
-    rounds = [sample[i :: args.rounds] for i in range(args.rounds)]
-    bare_wall = pipe_wall = bare_cpu = pipe_cpu = 0.0
-    pieces_done = 0
-    bare_run(embedder, embedder.encode(["warm up the session"]))
     with tempfile.TemporaryDirectory(prefix="cc-bench-") as tmp:
-        store = VectorStore(Path(tmp) / "vectors", embedder.model_id)
+        pipe_wall = 0.0
+        for threads in thread_counts:
+            if threads != embedder.threads:
+                embedder = Embedder(threads=threads)
+            pipe_wall, part_rows = throughput(
+                embedder, sample, args.rounds, Path(tmp) / f"t{threads}"
+            )
+            rows += part_rows
         cache = EmbeddingCache(Path(tmp) / "cache.sqlite", embedder.model_id)
-        worker = EmbeddingWorker(lambda n: [], embedder, store, cache, low_priority=False)
-        for part in rounds:
-            texts = [t for c in part for t in worker.texts_for(c)]  # header line + piece
-            ids = embedder.encode(texts)  # bare gets its tokens for free
-            pieces_done += len(ids)
-            w, c = time.perf_counter(), time.process_time()
-            bare_run(embedder, ids)
-            bare_wall += time.perf_counter() - w
-            bare_cpu += time.process_time() - c
-            w, c = time.perf_counter(), time.process_time()
-            for i in range(0, len(part), 32):
-                worker.process(part[i : i + 32])
-            store.flush()
-            pipe_wall += time.perf_counter() - w
-            pipe_cpu += time.process_time() - c
         n = len(sample)
-        rows += [
-            ("sample chunks / pieces", f"{n} / {pieces_done}"),
-            ("bare session (pieces/s, wall)", f"{pieces_done / bare_wall:.1f}"),
-            ("pipeline (pieces/s, wall)", f"{pieces_done / pipe_wall:.1f}"),
-            ("pipeline (chunks/s, wall)", f"{n / pipe_wall:.1f}"),
-            ("pipeline / bare, wall (target >= 0.85)", f"{bare_wall / pipe_wall:.3f}"),
-            ("pipeline / bare, CPU time", f"{bare_cpu / pipe_cpu:.3f}"),
-            ("bare CPU ms per piece", f"{1000 * bare_cpu / pieces_done:.1f}"),
-        ]
         est = len(chunks) * pipe_wall / n
-        rows.append(("time to embed all Django, extrapolated (min)", f"{est / 60:.1f}"))
+        rows.append(
+            (
+                f"time to embed all Django at {embedder.threads} threads, extrapolated (min)",
+                f"{est / 60:.1f}",
+            )
+        )
 
         if args.full:
             w = time.perf_counter()

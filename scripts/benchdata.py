@@ -13,6 +13,7 @@ DJANGO_VERSION = "5.2.8"
 
 
 FLASK_VERSION = "3.1.3"
+DATE_FNS_VERSION = "4.1.0"
 
 
 def django_source(version: str = DJANGO_VERSION) -> Path:
@@ -49,6 +50,28 @@ def pypi_source(name: str, version: str, marker: str) -> Path:
     )
     if extracted != target:
         extracted.rename(target)
+    return target
+
+
+def date_fns_source(version: str = DATE_FNS_VERSION) -> Path:
+    """date-fns as npm publishes it (about 5,000 JavaScript and declaration files), from the npm
+    registry with its own client (`npm pack`), unpacked into bench-data/date-fns-<version>."""
+    target = CACHE / f"date-fns-{version}"
+    if (target / "package.json").exists():
+        return target
+    CACHE.mkdir(parents=True, exist_ok=True)
+    archive = CACHE / f"date-fns-{version}.tgz"
+    if not archive.exists():
+        subprocess.run(
+            ["npm", "pack", f"date-fns@{version}", "--silent", "--pack-destination", str(CACHE)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    target.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():  # npm archives put everything under package/
+            member.name = member.name.split("/", 1)[1] if "/" in member.name else member.name
+        tar.extractall(target, filter="data")
     return target
 
 

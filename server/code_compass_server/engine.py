@@ -9,6 +9,7 @@ indexing.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -66,6 +67,8 @@ if TYPE_CHECKING:  # the answer stack loads with the first question
     from code_compass_server.answer.request import AskRequest
     from code_compass_server.answer.service import AskService
     from code_compass_server.symbols.navigation import Lookup, SymbolNavigator
+
+log = logging.getLogger(__name__)
 
 
 class Engine:
@@ -253,6 +256,19 @@ class Engine:
                 if embed:
                     self._wait_embedded(summary, progress, cancel)
                 out.append(summary)
+        return out
+
+    def refresh(self) -> list[IndexSummary]:
+        """For a one-shot query (CLI search, ask): index only the projects whose files changed
+        since their last completed run, checked by stat (index/freshness.py), so an unchanged
+        index is read without this process ever becoming its writer."""
+        out: list[IndexSummary] = []
+        for name in self.projects():
+            project = self.registry.get(name)
+            stale = project.stale_reason(repr(self._scan_for(project.root)))
+            if stale:
+                log.info("%s: indexing before the query (%s)", name, stale)
+                out += self.index(name, embed=False, background_embed=False)
         return out
 
     def _wait_embedded(

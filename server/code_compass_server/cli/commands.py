@@ -133,7 +133,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     try:
         if any(p.mode != "lexical" for _qid, p in batch):
             engine.embeddings.preload()  # overlaps the index check below
-        engine.index(embed=False, background_embed=False)  # stat-only diff when unchanged
+        engine.refresh()  # indexes only when a stat says the files changed
         _note_top_k(args)
         for qid, params in batch:
             if params.project is None:
@@ -203,7 +203,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     engine, names = open_engine(args, queries_only=True)
     try:
         engine.embeddings.preload()  # overlaps the index check below
-        engine.index(embed=False, background_embed=False)
+        engine.refresh()
         _note_top_k(args)
         if len(names) > 1:
             request.project = ALL_PROJECTS

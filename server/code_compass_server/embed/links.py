@@ -77,7 +77,7 @@ class EmbeddingLinks:
     def _peek_model_id(self) -> str | None:
         """The model's id without loading it (a `status` needs no ONNX session)."""
         if self._peeked_id is None:
-            from code_compass_server.embed.model import model_id_at
+            from code_compass_server.embed.model_id import model_id_at
 
             try:
                 self._peeked_id = model_id_at(sha_stamp=self._sha_stamp)
@@ -224,7 +224,7 @@ class EmbeddingLinks:
 
     def _store(self, name: str, embedder: Embedder) -> VectorSearch | None:
         """The writer's vector store, or (queries only) the committed vectors, mapped."""
-        from code_compass_server.embed.project_link import store_id
+        from code_compass_server.embed.model_id import store_id
         from code_compass_server.embed.vector_reader import VectorReader
 
         with self._lock:

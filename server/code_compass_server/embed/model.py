@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 from collections.abc import Sequence
@@ -18,11 +17,9 @@ from code_compass_server.constants import (
     EMBED_MAX_TOKENS,
     EMBED_THREADS_ENV,
 )
-from code_compass_server.embed.build import sha256_file
+from code_compass_server.embed.model_id import model_id_for, model_sha256
 from code_compass_server.embed.paths import default_model_dir, require_model_files
 from code_compass_server.embed.provision import ensure_model
-
-MODEL_NAME = "all-MiniLM-L6-v2-int8"
 
 
 def default_threads() -> int:
@@ -34,6 +31,13 @@ def default_threads() -> int:
         except ValueError:
             raise ValueError(f"{EMBED_THREADS_ENV}={env!r} is not an integer") from None
     return max(1, (os.cpu_count() or 2) - 1)
+
+
+def execution_providers(available: Sequence[str]) -> list[str]:
+    """CUDA first when `onnxruntime-gpu` is installed and sees a GPU (the optional `gpu` extra,
+    never required), the CPU always as the fallback."""
+    gpu = ["CUDAExecutionProvider"] if "CUDAExecutionProvider" in available else []
+    return [*gpu, "CPUExecutionProvider"]
 
 
 def length_buckets(
@@ -62,38 +66,6 @@ def length_buckets(
     if current:
         batches.append(current)
     return batches
-
-
-def model_sha256(path: Path, stamp: Path | None = None) -> str:
-    """The model file's sha256. With `stamp` (a file in our own storage, never the model's
-    folder), remembered there keyed by the model's path, size, mtime and inode: hashing 23 MB
-    costs every cold process (a CLI search) about 0.1 s."""
-    if stamp is None:
-        return sha256_file(path)
-    st = path.stat()
-    key = f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
-    with contextlib.suppress(OSError, ValueError):
-        known, digest = stamp.read_text("utf-8").rsplit(" ", 1)
-        if known == key and len(digest.strip()) == 64:
-            return digest.strip()
-    digest = sha256_file(path)
-    tmp = stamp.with_name(f"{stamp.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(OSError):
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(f"{key} {digest}\n", encoding="utf-8")
-        os.replace(tmp, stamp)
-    return digest
-
-
-def model_id_for(sha256: str) -> str:
-    """Identifies the vectors' space; changes whenever the model file changes."""
-    return f"{MODEL_NAME}-{sha256[:12]}"
-
-
-def model_id_at(model_dir: Path | None = None, sha_stamp: Path | None = None) -> str:
-    """The id `Embedder(model_dir).model_id` would have, without loading the model."""
-    model_path, _tokenizer = require_model_files(model_dir or default_model_dir())
-    return model_id_for(model_sha256(model_path, sha_stamp))
 
 
 class Embedder:
@@ -133,8 +105,9 @@ class Embedder:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
         self.session = ort.InferenceSession(
-            str(model_path), opts, providers=["CPUExecutionProvider"]
+            str(model_path), opts, providers=execution_providers(ort.get_available_providers())
         )
+        self.device = "cuda" if "CUDA" in self.session.get_providers()[0] else "cpu"
 
     def _counter(self) -> Tokenizer:
         """The untruncated tokenizer that counts tokens (splitting chunks into pieces)."""

@@ -11,21 +11,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from code_compass_server.constants import EMBED_TEXT_FORMAT
 from code_compass_server.embed.cache import EmbeddingCache
 from code_compass_server.embed.model import Embedder
+from code_compass_server.embed.model_id import store_id
 from code_compass_server.embed.vectors import VectorStore
 from code_compass_server.embed.worker import EmbeddingWorker, EmbedProgress, PendingChunk
 from code_compass_server.index.catalog import ChunkRow
 from code_compass_server.index.project import Project
 
 log = logging.getLogger(__name__)
-
-
-def store_id(embedder: Embedder) -> str:
-    """Vectors of another model or text format are not comparable: a store whose id differs
-    starts empty (and is re-filled from the cache or the model)."""
-    return f"{embedder.model_id}/text{EMBED_TEXT_FORMAT}"
 
 
 def to_pending(project: str, row: ChunkRow) -> PendingChunk:

@@ -301,6 +301,7 @@ class _Run:
         p, summary = self.p, self.summary
         if not p.try_upgrade():
             return self._read_only(t0)
+        p.begin_full_run(repr(self.indexer.settings))  # stamped before the scan: freshness.py
         summary.rebuilt = p.rebuilt  # becoming the writer verifies, and may repair, the stores
         self.emit(IndexProgress(p.name, "scanning"))
         scan = self._scan()

@@ -11,6 +11,7 @@ was rebuilt, and why, is reported as `rebuilt`.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,13 @@ from pathlib import Path
 from code_compass_server.constants import INDEX_FORMAT_VERSION
 from code_compass_server.errors import WorkspaceError
 from code_compass_server.index.catalog import Catalog
+from code_compass_server.index.freshness import (
+    TreeStamp,
+    drop_manifest,
+    stale_reason,
+    stamp_tree,
+    write_manifest,
+)
 from code_compass_server.index.lexical import IndexBusyError, LexicalIndex
 from code_compass_server.index.verify import (
     CATALOG_FILE,
@@ -29,6 +37,8 @@ from code_compass_server.index.verify import (
     lexical_problem,
     orphan_paths,
     rebuild_lexical,
+    record_clean_close,
+    take_clean_close,
 )
 from code_compass_server.index.writer_lock import WRITER_LOCK_FILE, WriterLock
 
@@ -49,6 +59,22 @@ def _wait_for_writer(root: Path, directory: Path, exc: BaseException, attempt: i
     time.sleep(OPEN_RETRY_S)
 
 
+def readable_lexical(directory: Path) -> Path:
+    """The Tantivy folder to open for reading. A reader takes Tantivy's meta lock, a file it
+    creates beside the segments; in a folder it cannot write (a read-only mount of a shared
+    index) it reads through a private folder of links to the segments instead."""
+    folder = directory / LEXICAL_DIR
+    if not folder.is_dir() or os.access(folder, os.W_OK):
+        return folder
+    import tempfile  # only here: a read-only mount is rare
+
+    mirror = Path(tempfile.mkdtemp(prefix="code-compass-ro-"))
+    for entry in folder.iterdir():
+        if not entry.name.endswith(".lock"):
+            (mirror / entry.name).symlink_to(entry)
+    return mirror
+
+
 @dataclass(slots=True)
 class Project:
     name: str
@@ -67,6 +93,8 @@ class Project:
     # Called when a read finds damage that the writer must repair (the scheduler queues a run).
     on_damage: Callable[[str], None] | None = None
     _upgrade_lock: threading.Lock = field(default_factory=threading.Lock)
+    # The tree as the running full run found it at its start; published when it completes.
+    _run_stamp: TreeStamp | None = None
 
     @classmethod
     def open(cls, name: str, root: Path, directory: Path) -> Project:
@@ -90,7 +118,7 @@ class Project:
                 _wait_for_writer(root, directory, exc, attempt)
                 continue
             try:
-                lexical = LexicalIndex(directory / LEXICAL_DIR, read_only=True)
+                lexical = LexicalIndex(readable_lexical(directory), read_only=True)
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as exc:  # tantivy panics are BaseExceptions
@@ -130,7 +158,11 @@ class Project:
             return True
 
     def _take_over(self) -> None:
-        problem = catalog_problem(self.directory, thorough=True)
+        # After a clean close with the store files untouched, the thorough checks would only
+        # re-read what the last writer left verified (index/verify.py).
+        thorough = not take_clean_close(self.directory)
+        drop_manifest(self.directory)  # this writer changes the index: it vouches anew
+        problem = catalog_problem(self.directory, thorough=thorough)
         if problem:
             self._rebuild_all(problem)
         if self.catalog.get_meta("format_version") is None:
@@ -139,7 +171,9 @@ class Project:
         self.lexical.try_upgrade()
         self.read_only = False
         self.catalog.invalidate_counts()
-        damage = self.problem or self.lexical.failure or lexical_problem(self.lexical)
+        damage = self.problem or self.lexical.failure
+        if not damage and thorough:
+            damage = lexical_problem(self.lexical)
         if damage:
             self._repair_lexical(damage)
         else:
@@ -186,18 +220,37 @@ class Project:
         if self.on_damage is not None:
             self.on_damage(reason)
 
+    # --- freshness (index/freshness.py) ---
+    def begin_full_run(self, settings_key: str) -> None:
+        """A full run starts (writer only): stamp the tree before it is scanned."""
+        drop_manifest(self.directory)
+        self._run_stamp = stamp_tree(self.root, settings_key)
+
+    def stale_reason(self, settings_key: str) -> str:
+        """'' when the committed index matches the files by stat (any process may ask)."""
+        return stale_reason(self.directory, self.root, self.catalog, settings_key)
+
     def verify_after_run(self) -> None:
         """After a full run Tantivy and the catalog hold the same chunks; if not, Tantivy is
-        refilled from the catalog (the source of truth)."""
+        refilled from the catalog (the source of truth). Then the run vouches for the index."""
         if self.read_only:
             return
         self.lexical.reload()
         docs, chunks = self.lexical.num_docs(), self.catalog.counts()["chunks"]
         if docs != chunks:
             self._repair_lexical(f"lexical index held {docs} documents for {chunks} chunks")
+        stamp, self._run_stamp = self._run_stamp, None
+        if stamp is not None:
+            write_manifest(self.directory, stamp)
 
     def close(self) -> None:
         self.lexical.close()
         self.catalog.close()
+        if self.lexical.directory != self.directory / LEXICAL_DIR:  # a read-only mount's links
+            import shutil
+
+            shutil.rmtree(self.lexical.directory, ignore_errors=True)
         if self.lock is not None:
+            if self.lock.held and not self.read_only and not self.problem:
+                record_clean_close(self.directory)  # the stores are closed: nothing in flight
             self.lock.release()

@@ -7,13 +7,21 @@ dictionary, posting list or doc store panics there); Tantivy's document count ma
 catalog's chunk count after a run. Vectors against the `embedded` flags are reconciled by the
 embeddings (embed/project_link.py).
 
+The quick check and the probe (about 0.3 s on Django) run when a process becomes the writer,
+unless the last writer closed cleanly and no store file changed since (`take_clean_close`): a
+kill, a crash or a damaged file brings them back; rot that keeps a file's size and mtime does
+not, until the next unclean close.
+
 A failed check is repaired once, by the holder of the writer lock (index/writer_lock.py), and
 the reason is reported as the project's `rebuilt`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
+import os
 import shutil
 from pathlib import Path
 
@@ -29,6 +37,9 @@ log = logging.getLogger(__name__)
 
 CATALOG_FILE = "catalog.sqlite"
 LEXICAL_DIR = "lexical"
+# Written by a writer that closed its stores; its absence means the last writer died (or is
+# still running), and the next writer runs the thorough checks.
+CLEAN_CLOSE_FILE = "clean-close.json"
 _PROBE_TERMS = 3  # indexed terms per field tried by the probe
 _PROBE_FIELDS = ("body", "code", "symbol", "path_parts", "path", "chunk_id")
 _REBUILD_BATCH = 2_000  # catalog chunks per read while Tantivy is rebuilt from it
@@ -146,3 +157,45 @@ def rebuild_lexical(directory: Path, catalog: Catalog) -> LexicalIndex:
         "%s: lexical index rebuilt from the catalog (%d docs)", directory, lexical.num_docs()
     )
     return lexical
+
+
+def _store_stamps(directory: Path) -> dict[str, list[int]]:
+    """(size, mtime_ns) of the catalog and of every Tantivy file: what a clean close vouches
+    for. The catalog's -wal and -shm are left out: a reader opening it creates them."""
+    stamps: dict[str, list[int]] = {}
+    files = [directory / CATALOG_FILE]
+    lexical = directory / LEXICAL_DIR
+    if lexical.is_dir():
+        files += sorted(p for p in lexical.iterdir() if p.is_file())
+    for path in files:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        stamps[path.relative_to(directory).as_posix()] = [st.st_size, st.st_mtime_ns]
+    return stamps
+
+
+def record_clean_close(directory: Path) -> None:
+    """The writer closed its stores (catalog and Tantivy committed and closed): remember how they
+    looked, so the next writer can skip the thorough checks (writer only)."""
+    tmp = directory / f"{CLEAN_CLOSE_FILE}.tmp"
+    try:
+        tmp.write_text(json.dumps(_store_stamps(directory)), encoding="utf-8")
+        os.replace(tmp, directory / CLEAN_CLOSE_FILE)
+    except OSError as exc:  # then the next writer checks thoroughly: slower, never wrong
+        log.info("%s: clean close not recorded (%s)", directory, exc)
+
+
+def take_clean_close(directory: Path) -> bool:
+    """True if the last writer closed cleanly and no store file changed since; the record is
+    consumed, so a writer that dies from now on leaves none (writer only)."""
+    path = directory / CLEAN_CLOSE_FILE
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    return isinstance(recorded, dict) and recorded == _store_stamps(directory)

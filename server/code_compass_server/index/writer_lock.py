@@ -7,7 +7,9 @@ run, a repair), so a process that only reads (`status`, a second editor window) 
 and never makes the real writer start read-only. The OS drops it when the process dies
 (kill -9 included), so a crash never leaves the project locked.
 
-The lock file is never deleted: a rebuild clears the folder around it.
+The lock file is never deleted: a rebuild clears the folder around it. A folder where it
+cannot be created (a read-only mount, an index shared read-only) is never written: every
+process there is a reader.
 """
 
 from __future__ import annotations
@@ -39,8 +41,11 @@ class WriterLock:
         with self._mutex:
             if self._fh is not None:
                 return True
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fh = open(self.path, "a+b")  # noqa: SIM115 - kept open while the lock is held
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fh = open(self.path, "a+b")  # noqa: SIM115 - kept open while the lock is held
+            except OSError:  # a read-only mount or folder: this process can only ever read
+                return False
             if not _try_lock(fh):
                 fh.close()
                 return False

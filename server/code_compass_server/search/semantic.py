@@ -7,9 +7,7 @@ uses whatever is embedded so far and the lexical channel covers the rest.
 
 from __future__ import annotations
 
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from code_compass_server.index.project import Project
 from code_compass_server.records import SearchParams
@@ -17,6 +15,9 @@ from code_compass_server.search.calibration import score_candidates
 from code_compass_server.search.candidates import Candidate
 from code_compass_server.search.gate import QuestionTerms
 from code_compass_server.search.signals import query_info
+
+if TYPE_CHECKING:  # annotations only: a lexical search or `status` never loads numpy
+    import numpy as np
 
 
 class QueryEmbedder(Protocol):
