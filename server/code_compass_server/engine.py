@@ -261,8 +261,11 @@ class Engine:
     def refresh(self) -> list[IndexSummary]:
         """For a one-shot query (CLI search, ask): index only the projects whose files changed
         since their last completed run, checked by stat (index/freshness.py), so an unchanged
-        index is read without this process ever becoming its writer."""
+        index is read without this process ever becoming its writer. A team index has no
+        local index to refresh: the workspace's changes are its overlay (team/overlay.py)."""
         out: list[IndexSummary] = []
+        if self.team is not None:
+            return out
         for name in self.projects():
             project = self.registry.get(name)
             stale = project.stale_reason(repr(self._scan_for(project.root)))

@@ -18,7 +18,7 @@ from code_compass_server.constants import (
     EMBED_THREADS_ENV,
 )
 from code_compass_server.embed.model_id import model_id_for, model_sha256
-from code_compass_server.embed.paths import default_model_dir, require_model_files
+from code_compass_server.embed.paths import require_model_files
 from code_compass_server.embed.provision import ensure_model
 
 
