@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from code_compass_server.answer.absent import absence_fact, neighbour_hits
 from code_compass_server.answer.answer_log import AnswerDecisionLog, answer_record
 from code_compass_server.answer.assembly import assemble
 from code_compass_server.answer.generation import generate
@@ -62,6 +63,14 @@ def ask(
     check_cancelled()
     found = reread(hits, source)
     grounds = check_grounds(params, source, found, rewrite.query.language)
+    # Nothing cleared minScore: a near miss still has its real neighbour (answer/absent.py).
+    # It is cited, and said absent, without a model call (below minScore nothing is sent).
+    below_gate = False
+    if not found.evidences:
+        near = reread(neighbour_hits(params.query, searched, source), source)
+        near_grounds = check_grounds(params, source, near, rewrite.query.language)
+        if near.evidences and near_grounds.absent:
+            found, grounds, below_gate = near, near_grounds, True
     check_cancelled()
     given = PromptInput(
         params.query,
@@ -69,9 +78,10 @@ def ask(
         grounds.language,
         request.history,
         context_pack_text,
-        scope.instructions,
+        (*scope.instructions, *(absence_fact(a) for a in grounds.absent)),
+        tuple(grounds.absent),
     )
-    generation = generate(grounds.refusal, given, llm, on_text)
+    generation = generate(grounds.refusal, given, LlmConfig() if below_gate else llm, on_text)
     check_cancelled()
     verification = (
         verify_answer(

@@ -31,7 +31,7 @@ def store_id(embedder: Embedder) -> str:
 def to_pending(project: str, row: ChunkRow) -> PendingChunk:
     """A catalog chunk as the embedding worker takes it."""
     return PendingChunk(
-        row.id, project, row.path, row.language, row.text, row.start_line, row.symbol
+        row.id, project, row.path, row.language, row.text, row.start_line, row.symbol, row.context
     )
 
 

@@ -11,7 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from code_compass_server.constants import EMBED_MAX_PIECES_PER_CHUNK, EMBED_MAX_TOKENS
+from code_compass_server.constants import (
+    EMBED_CONTEXT_MAX_CHARS,
+    EMBED_MAX_PIECES_PER_CHUNK,
+    EMBED_MAX_TOKENS,
+)
 from code_compass_server.index.languages import CODE_LANGUAGES
 from code_compass_server.index.tokens import identifier_parts
 
@@ -73,17 +77,20 @@ def _emit(
     pieces.append(Piece(start_line + lo, start_line + hi - 1, "\n".join(lines[lo:hi])))
 
 
-def context_header(symbol: str, language: str) -> str:
+def context_header(symbol: str, language: str, context: str = "") -> str:
     """A line the model reads before each piece of a code symbol: its qualified name as words
-    ("Truncator.chars" -> "truncator chars", "get_user_by_email" -> "get user by email").
+    ("Truncator.chars" -> "truncator chars", "get_user_by_email" -> "get user by email"), then
+    the chunk's context (records.Chunk.context: its class, a header's members, the signature
+    of a split definition).
 
     Why: a method's piece does not show its class, and the small model reads glued or
     snake_case names poorly; natural-language questions match the words. Only the symbol
     (not the path) so a file rename keeps every cached vector.
     """
-    if not symbol or language not in CODE_LANGUAGES:
+    if language not in CODE_LANGUAGES:
         return ""
-    return " ".join(identifier_parts(symbol))
+    name = " ".join(identifier_parts(symbol))
+    return "\n".join(p for p in (name, context[:EMBED_CONTEXT_MAX_CHARS]) if p)
 
 
 def embedding_text(header: str, piece_text: str) -> str:

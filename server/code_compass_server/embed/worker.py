@@ -50,6 +50,7 @@ class PendingChunk:
     text: str
     start_line: int = 1
     symbol: str = ""  # qualified symbol: read by the model as a header line (split.context_header)
+    context: str = ""  # records.Chunk.context: read after the symbol, before every piece
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +209,7 @@ class EmbeddingWorker:
 
     def texts_for(self, item: PendingChunk) -> list[str]:
         """What the model reads for each piece of a chunk: the header line, then the piece."""
-        header = context_header(item.symbol, item.language)
+        header = context_header(item.symbol, item.language, item.context)
         budget = EMBED_MAX_TOKENS - sum(self._embedder.line_token_counts(header))
         pieces = split_for_embedding(item.text, item.start_line, self._embedder, budget)
         return [embedding_text(header, p.text) for p in pieces]

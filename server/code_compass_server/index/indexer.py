@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from code_compass_server.index.catalog import FileRow
+from code_compass_server.index.chunk.context import searchable_text
 from code_compass_server.index.languages import language_for
 from code_compass_server.index.lexical import LexicalDoc
 from code_compass_server.index.parse_pool import LoadArgs, LoadedFile, load_guarded, loader
@@ -231,7 +232,15 @@ class ProjectIndexer:
         if self.project.read_only:
             return
         docs = [
-            LexicalDoc(cid, ch.path, ch.language, cat, ch.symbol, ch.text, code)
+            LexicalDoc(
+                cid,
+                ch.path,
+                ch.language,
+                cat,
+                ch.symbol,
+                searchable_text(ch.text, ch.context),
+                code,
+            )
             for (cid, ch, cat), code in zip(item.chunks, item.terms, strict=True)
         ]
         self.project.lexical.replace_paths([item.row.path], docs)
