@@ -194,6 +194,8 @@ _PROPERTY = re.compile(r"^[ \t]+(?:readonly\s+)?([A-Za-z_]\w*)\??\s*:[ \t]*[\w\[
 _GO_FIELD = re.compile(r"^\t([A-Z]\w*)\s+[\w*\[\]]", re.M)
 _LISTED = 8
 NEIGHBOUR_HITS = 3
+_SPELLED_MIN = 0.75  # SequenceMatcher ratio of a setting's name to a real one's
+_IDENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,9 +374,12 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
         nearest = next((e for e in evidences if member.owner and _defines(e, member.owner)), None)
         if nearest is None and member.owner:
             nearest = next((e for e in evidences if member.owner in e.text), None)
-        nearest = nearest or evidences[0]
+        spelled = None if member.owner else spelled_like(member.name, evidences)
+        nearest = nearest or (spelled[0] if spelled else evidences[0])
         has = members_of(nearest, evidences)
         close = difflib.get_close_matches(member.name.lstrip("-"), has, n=1, cutoff=0.5)
+        if spelled and not close:
+            close = [spelled[1]]
         out.append(
             Absence(
                 member.name,
@@ -415,21 +420,25 @@ def absence_sentence(a: Absence, language: str | None) -> str:
     one, many = _KIND_NAMES["pt" if pt else "en"][a.kind]
     cite = f" [{a.nearest.id}]" if a.nearest else ""
     listed = ", ".join(f"`{h}`" for h in a.has)
-    where = a.owner or (a.nearest.hit.symbol if a.nearest and a.nearest.hit.symbol else "")
+    where = a.owner
     if pt:
         head = (
             f"`{where}` não tem {one} `{a.name}`"
             if where
-            else f"{one[0].upper()}{one[1:]} `{a.name}` não existe no workspace"
+            else f"{one[0].upper()}{one[1:]} `{a.name}` não existe neste workspace"
         )
         tail = f"; {many}: {listed}" if listed else ""
         if a.closest:
-            tail += f" (o mais próximo: `{a.closest}`)"
+            tail += (
+                f" (o mais próximo: `{a.closest}`)"
+                if listed
+                else f"; o mais próximo é `{a.closest}`"
+            )
         return f"{head}{tail}.{cite}"
     head = f"`{where}` has no `{a.name}` {one}" if where else f"No `{a.name}` {one} exists here"
     tail = f"; these are its {many}: {listed}" if listed else ""
     if a.closest:
-        tail += f" (the closest: `{a.closest}`)"
+        tail += f" (the closest: `{a.closest}`)" if listed else f"; the closest is `{a.closest}`"
     return f"{head}{tail}.{cite}"
 
 
@@ -449,6 +458,21 @@ def absence_fact(a: Absence) -> str:
     )
 
 
+def spelled_like(name: str, evidences: Sequence[Evidence]) -> tuple[Evidence, str] | None:
+    """The evidence holding the identifier spelled most like `name` (a setting named without
+    an owner: `SESSION_COOKIE_ENCRYPT` -> `SESSION_COOKIE_SECURE`), and that identifier."""
+    best: tuple[float, Evidence, str] | None = None
+    want = name.lstrip("-").lower()
+    for ev in evidences:
+        for ident in set(_IDENT_WORD.findall(ev.text)):
+            if abs(len(ident) - len(want)) > 8:
+                continue
+            ratio = difflib.SequenceMatcher(None, want, ident.lower()).ratio()
+            if ratio >= _SPELLED_MIN and (best is None or ratio > best[0]):
+                best = (ratio, ev, ident)
+    return (best[1], best[2]) if best else None
+
+
 def _owner_rank(symbol: str, owners: set[str]) -> int:
     """0: the hit defines an owner; 1: it is a member of one (its constructor); 2: neither."""
     parts = symbol.split(".") if symbol else []
@@ -462,12 +486,32 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
     (`parseISO` for its missing `strict` option), searched without the gate: a thing that
     does not exist makes the whole list look unanswerable, yet its owner is the answer's
     neighbour. Only definitions of a named owner are returned, at most NEIGHBOUR_HITS."""
-    owners = {m.owner.rsplit(".", 1)[-1] for m in named_members(question) if m.owner}
-    if not owners:
+    members = named_members(question)
+    owners = {m.owner.rsplit(".", 1)[-1] for m in members if m.owner}
+    if not members:
         return []
     hits = source.search(replace(params, min_score=None, top_k=max(params.top_k, 10)))
+    if not owners:  # a setting named alone: the hits holding a name spelled like it
+        names = [m.name.lstrip("-").lower() for m in members]
+        return [
+            h
+            for h in hits
+            if any(
+                difflib.get_close_matches(n, [w.lower() for w in _IDENT_WORD.findall(h.text)],
+                                          n=1, cutoff=_SPELLED_MIN)
+                for n in names
+            )
+        ][:NEIGHBOUR_HITS]  # fmt: skip
     ranked = sorted(
         (h for h in hits if _owner_rank(h.symbol, owners) < 2),
         key=lambda h: _owner_rank(h.symbol, owners),
     )
     return ranked[:NEIGHBOUR_HITS]
+
+
+def needs_neighbour(evidences: list[Evidence], absent: list[Absence], question: str) -> bool:
+    """No evidence while the question names a member of an owner, or a member said absent whose
+    owner's definition is not among the evidence (its nearest is then only a mention)."""
+    if not evidences:
+        return bool(named_members(question))
+    return any(a.owner and (a.nearest is None or not _defines(a.nearest, a.owner)) for a in absent)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from code_compass_server.answer.absent import absence_fact, neighbour_hits
+from code_compass_server.answer.absent import absence_fact, needs_neighbour, neighbour_hits
 from code_compass_server.answer.answer_log import AnswerDecisionLog, answer_record
 from code_compass_server.answer.assembly import assemble
 from code_compass_server.answer.generation import generate
@@ -63,13 +63,15 @@ def ask(
     check_cancelled()
     found = reread(hits, source)
     grounds = check_grounds(params, source, found, rewrite.query.language)
-    # Nothing cleared minScore: a near miss still has its real neighbour (answer/absent.py).
-    # It is cited, and said absent, without a model call (below minScore nothing is sent).
+    # A near miss whose real neighbour (the definition of the owner it names) did not clear
+    # minScore: the neighbour is added and cited, the member said absent, and no model is
+    # called (below minScore nothing is sent: docs/rules.md, min-score gate).
     below_gate = False
-    if not found.evidences:
-        near = reread(neighbour_hits(params.query, searched, source), source)
+    if needs_neighbour(found.evidences, grounds.absent, params.query):
+        extra = neighbour_hits(params.query, searched, source)
+        near = reread([*hits, *extra], source) if extra else found
         near_grounds = check_grounds(params, source, near, rewrite.query.language)
-        if near.evidences and near_grounds.absent:
+        if near_grounds.absent and near_grounds.refusal is None:
             found, grounds, below_gate = near, near_grounds, True
     check_cancelled()
     given = PromptInput(

@@ -189,6 +189,20 @@ class AnswerMeta(TypedDict):
     depthQuery: NotRequired[DepthQuery]
 
 
+class AbsentNearest(TypedDict):
+    path: str
+    startLine: int
+    endLine: int
+    symbol: str
+
+
+class Absent(TypedDict):
+    """What the question names that the workspace does not have, with the closest real thing."""
+
+    name: str
+    nearest: AbsentNearest | None
+
+
 class Answer(TypedDict):
     state: AnswerState
     confidence: Confidence
@@ -201,6 +215,7 @@ class Answer(TypedDict):
     suggestions: list[str]  # the actions' labels, in order (for older clients)
     actions: list[AnswerAction]
     searched: str | None  # what was searched and came closest, when nothing reached minScore
+    absent: list[Absent]  # empty when everything the question names exists
     selection: NotRequired[AskedSelection]
     sentences: list[SentenceVerdict]
     meta: AnswerMeta
@@ -340,6 +355,8 @@ WIRE_TYPES: tuple[type, ...] = (
     DroppedEvidence,
     QueryRendering,
     AnswerMeta,
+    AbsentNearest,
+    Absent,
     Answer,
     AnswerDelta,
     FolderSettings,
@@ -355,6 +372,8 @@ WIRE_TYPES: tuple[type, ...] = (
 __all__ = [
     "METHODS",
     "WIRE_TYPES",
+    "Absent",
+    "AbsentNearest",
     "Answer",
     "AnswerDelta",
     "AnswerMeta",
