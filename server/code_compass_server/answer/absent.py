@@ -263,6 +263,8 @@ def named_members(question: str) -> list[NamedMember]:
             return
         if name not in out:
             owners = [owner] if owner else _owners(question, name)
+            if kind in _MEMBER_KINDS and not owners:
+                return  # a function named alone: the unknown-symbol check's (grounds.py)
             out[name] = NamedMember(name, kind, owners[0] if owners else "")
 
     for m in _CALL_KWARG.finditer(question):

@@ -59,11 +59,13 @@ def generate(
     given: PromptInput,
     llm: LlmConfig,
     on_text: Callable[[str], None] | None = None,
+    offline: bool = False,
 ) -> Generation:
+    """`offline`: answer from the evidence alone even with a key (evidence below minScore)."""
     if refused is not None:
         return Generation(refused.text, REFUSED)
     msg = messages_for(given.question_language)
-    if not llm.configured:
+    if offline or not llm.configured:
         text = extractive_answer(given.evidences, msg, given.question)
         if given.absent:  # said first, after the label line (extractive.extractive_frame)
             label, _, rest = text.partition("\n")

@@ -83,7 +83,7 @@ def ask(
         (*scope.instructions, *(absence_fact(a) for a in grounds.absent)),
         tuple(grounds.absent),
     )
-    generation = generate(grounds.refusal, given, LlmConfig() if below_gate else llm, on_text)
+    generation = generate(grounds.refusal, given, llm, on_text, offline=below_gate)
     check_cancelled()
     verification = (
         verify_answer(
