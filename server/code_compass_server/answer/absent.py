@@ -508,6 +508,10 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
         (h for h in hits if _owner_rank(h.symbol, owners) < 2),
         key=lambda h: _owner_rank(h.symbol, owners),
     )
+    if not ranked:  # the owner alone: a bare identifier is a navigation query (search/names.py)
+        for owner in sorted({m.owner for m in members if m.owner}):
+            found = source.search(replace(params, query=owner, rewrite=None, min_score=None))
+            ranked += [h for h in found if _owner_rank(h.symbol, owners) == 0][:1]
     return ranked[:NEIGHBOUR_HITS]
 
 
