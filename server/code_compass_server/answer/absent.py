@@ -70,6 +70,8 @@ _CALL_KWARG = re.compile(r"\b([A-Za-z_][\w.]*)\(\s*([A-Za-z_]\w*)\s*[=:]")
 _CLI_FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]+)")
 _BACKTICK = re.compile(r"`([^`]+)`")
 _IDENT = re.compile(r"[A-Za-z_][\w.]*")
+# A name that is code by its spelling: snake_case, camelCase, UPPER_CASE (3+ letters).
+_CODE_NAME = re.compile(r"^(?:_*[a-z]\w*_\w*|_*[a-z]+[A-Z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|__\w+__)$")
 _CODE_LIKE = re.compile(r"^(?:[A-Za-z_]\w*\.[\w.]+|\w*[a-z][A-Z]\w*|\w+_\w+|[A-Za-z_]\w*\(\))$")
 # Words that stand before a kind word without naming anything ("the option", "which flag").
 _NOT_NAMES = frozenset(
@@ -257,9 +259,14 @@ def named_members(question: str) -> list[NamedMember]:
     names, each with the owner it would belong to."""
     out: dict[str, NamedMember] = {}
 
-    def add(name: str, kind: str, owner: str = "") -> None:
+    def add(name: str, kind: str, owner: str = "", code: bool = True) -> None:
+        """`code`: the name came in a code position (a call's keyword, a flag); otherwise it
+        must look like code itself (backticked, snake_case, camelCase, UPPER_CASE): "the
+        version option" names no member, "the `version` option" does."""
         name = _clean(name)
         if not name or name.lower() in _NOT_NAMES or name.lower() in _KINDS or len(name) < 2:
+            return
+        if not code and f"`{name}`" not in question and not _CODE_NAME.match(name):
             return
         if name not in out:
             owners = [owner] if owner else _owners(question, name)
@@ -271,10 +278,11 @@ def named_members(question: str) -> list[NamedMember]:
         add(m.group(2), "parameter", m.group(1))
     for m in _NAME_THEN_KIND.finditer(question):
         kind_word = question[m.end(1) :].split()[0].strip("`").lower()
-        add(m.group(1), _KINDS.get(kind_word.rstrip("s,.?"), _KINDS.get(kind_word, "option")))
+        kind = _KINDS.get(kind_word.rstrip("s,.?"), _KINDS.get(kind_word, "option"))
+        add(m.group(1), kind, code=False)
     for m in _KIND_THEN_NAME.finditer(question):
         kind_word = m.group(0).split()[0].lower()
-        add(m.group(1), _KINDS.get(kind_word, "option"))
+        add(m.group(1), _KINDS.get(kind_word, "option"), code=False)
     for m in _CLI_FLAG.finditer(question):
         add(m.group(1), "flag")
     return list(out.values())
