@@ -314,6 +314,12 @@ def _has_word(text: str, spellings: set[str]) -> bool:
     return False
 
 
+def _owned_by(ev: Evidence, owner: str) -> bool:
+    """The evidence defines the owner or is one of its members."""
+    last = owner.rsplit(".", 1)[-1]
+    return bool(ev.hit.symbol) and last in ev.hit.symbol.split(".")
+
+
 def _defines(ev: Evidence, owner: str) -> bool:
     last = owner.rsplit(".", 1)[-1]
     return bool(ev.hit.symbol) and ev.hit.symbol.rsplit(".", 1)[-1] == last
@@ -377,7 +383,11 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
     out: list[Absence] = []
     for member in named:
         spellings = _spellings(member.name)
-        if _has_word(seen_text, spellings):
+        # The owner's own definition (and its members: a class's constructor) is where its
+        # options live; only without it are the whole files read (`copy` is code in attrs,
+        # not a parameter of `define`).
+        owned = [e.text for e in evidences if member.owner and _owned_by(e, member.owner)]
+        if _has_word("\n".join(owned) if owned else seen_text, spellings):
             continue
         if member.kind in _MEMBER_KINDS and any(source.symbol_exists(s) for s in sorted(spellings)):
             continue
