@@ -314,6 +314,13 @@ def _has_word(text: str, spellings: set[str]) -> bool:
     return False
 
 
+def _found_elsewhere(source: EvidenceSource, name: str, spellings: set[str]) -> bool:
+    """With no owner to read, the name itself searched (no gate): a flag or setting the
+    evidence's files lack may still be code elsewhere (`--version` in another module)."""
+    params = SearchParams(query=name, top_k=5, path_prefix=None, language=None, min_score=None)
+    return any(_has_word(h.text, spellings) for h in source.search(params))
+
+
 def _owned_by(ev: Evidence, owner: str) -> bool:
     """The evidence defines the owner or is one of its members."""
     last = owner.rsplit(".", 1)[-1]
@@ -388,6 +395,8 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
         # not a parameter of `define`).
         owned = [e.text for e in evidences if member.owner and _owned_by(e, member.owner)]
         if _has_word("\n".join(owned) if owned else seen_text, spellings):
+            continue
+        if not owned and _found_elsewhere(source, member.name, spellings):
             continue
         if member.kind in _MEMBER_KINDS and any(source.symbol_exists(s) for s in sorted(spellings)):
             continue
