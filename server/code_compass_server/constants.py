@@ -236,7 +236,7 @@ SEARCH_WEIGHTS: dict[str, dict[str, float]] = {
     "hybrid": {
         "cos": 19.463, "lex": 1.235, "coverage": 7.554, "rank_lex": 0.533, "rank_sem": 1.58,
         "symbol": 3.342, "name": 6.395, "path": 10.053, "test": -4.866, "test_wanted": -1.032,
-        "window": -4.123, "impl": 3.0, "decl": -3.0,
+        "window": -4.123,
     },
     "lexical": {
         "lex": 27.434, "coverage": 11.163, "rank_lex": 5.029, "symbol": 5.62, "name": 6.973,
@@ -245,7 +245,6 @@ SEARCH_WEIGHTS: dict[str, dict[str, float]] = {
     },
     "semantic": {
         "cos": 18.157, "rank_sem": 3.593, "test": -3.962, "test_wanted": -0.224, "window": -4.055,
-        "impl": 3.0, "decl": -3.0,
     },
 }  # fmt: skip
 SEARCH_ANSWER_WEIGHTS: dict[str, dict[str, float]] = {
