@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Protocol
 
 from code_compass_server.index.catalog import FileRow
-from code_compass_server.index.chunk.context import searchable_text
 from code_compass_server.index.languages import language_for
 from code_compass_server.index.lexical import LexicalDoc
 from code_compass_server.index.parse_pool import LoadArgs, LoadedFile, load_guarded, loader
@@ -238,7 +237,7 @@ class ProjectIndexer:
                 ch.language,
                 cat,
                 ch.symbol,
-                searchable_text(ch.text, ch.context),
+                ch.text,
                 code,
             )
             for (cid, ch, cat), code in zip(item.chunks, item.terms, strict=True)

@@ -29,7 +29,6 @@ from typing import cast
 from code_compass_server.index.catalog import FileRow
 from code_compass_server.index.categories import category_for
 from code_compass_server.index.chunk import SkipFile, parse_file
-from code_compass_server.index.chunk.context import searchable_text
 from code_compass_server.index.scan import FileEntry
 from code_compass_server.index.tokens import code_terms
 from code_compass_server.records import Chunk, ParsedFile, SymbolDef
@@ -92,7 +91,7 @@ def load_file(
         (chunk_id(entry.rel, ch), ch, category_for(entry.rel, ch.language)) for ch in parsed.chunks
     ]
     row = FileRow(entry.rel, digest, entry.size, entry.mtime_ns, entry.language, len(chunks))
-    terms = [code_terms(searchable_text(ch.text, ch.context)) for ch in parsed.chunks]
+    terms = [code_terms(ch.text) for ch in parsed.chunks]
     return LoadedFile(row, chunks, parsed.symbols, terms)
 
 

@@ -132,9 +132,7 @@ def rebuild_lexical(directory: Path, catalog: Catalog) -> LexicalIndex:
     after = ""
     while True:
         rows = catalog._query(
-            "SELECT id, path, language, category, symbol,"
-            " CASE WHEN context = '' THEN text ELSE text || char(10) || context END"
-            " FROM chunks WHERE id > ?"
+            "SELECT id, path, language, category, symbol, text FROM chunks WHERE id > ?"
             " ORDER BY id LIMIT ?",
             (after, _REBUILD_BATCH),
         )

@@ -3,9 +3,10 @@
 A method's lines do not show its class, a piece of a long function does not show its signature,
 and a class header (`class LexicalIndex:`) alone says nothing of what the class does. The
 context holds those facts: the enclosing container's signature (and the first line of its
-docstring), a container header's member list, the signature of a split definition. The lexical
-fields and the embedding read it (index/indexer.py, embed/worker.py); it is never shown as
-evidence, and the chunk's line range and text stay exactly the file's lines.
+docstring), a container header's member list, the signature of a split definition. The
+embedding reads it (embed/worker.py); the lexical fields do not (there it made a class's member
+names and a method's class count as mentions in code-lens and hover counts). It is never shown
+as evidence, and the chunk's line range and text stay exactly the file's lines.
 """
 
 from __future__ import annotations
@@ -109,8 +110,3 @@ def is_bare_header(lines: Sequence[str], start: int, end: int, doc: str) -> bool
         return False
     non_blank = sum(1 for i in range(start, end + 1) if lines[i - 1].strip())
     return non_blank <= 2
-
-
-def searchable_text(text: str, context: str) -> str:
-    """What the lexical fields index for a chunk: its lines, then its context."""
-    return f"{text}\n{context}" if context else text
