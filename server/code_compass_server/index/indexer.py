@@ -231,15 +231,7 @@ class ProjectIndexer:
         if self.project.read_only:
             return
         docs = [
-            LexicalDoc(
-                cid,
-                ch.path,
-                ch.language,
-                cat,
-                ch.symbol,
-                ch.text,
-                code,
-            )
+            LexicalDoc(cid, ch.path, ch.language, cat, ch.symbol, ch.text, code)
             for (cid, ch, cat), code in zip(item.chunks, item.terms, strict=True)
         ]
         self.project.lexical.replace_paths([item.row.path], docs)
