@@ -218,6 +218,19 @@ export interface SuggestionAction {
 
 export type Suggestion = string | SuggestionAction;
 
+export interface AbsentNearest {
+  path: string;
+  startLine: number;
+  endLine: number;
+  symbol: string;
+}
+
+/** What the question names that the workspace does not have, with the closest real thing. */
+export interface Absent {
+  name: string;
+  nearest: AbsentNearest | null;
+}
+
 export interface Answer {
   state: AnswerState;
   confidence: Confidence;
@@ -232,6 +245,8 @@ export interface Answer {
   actions: AnswerAction[];
   /** What was searched and came closest, when nothing reached minScore. */
   searched: string | null;
+  /** Empty when everything the question names exists. */
+  absent: Absent[];
   selection?: AskedSelection;
   sentences: SentenceVerdict[];
   meta: AnswerMeta;

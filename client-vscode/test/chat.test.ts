@@ -21,6 +21,7 @@ function answer(overrides: Partial<Answer> = {}): Answer {
   return {
     actions: [],
     searched: null,
+    absent: [],
     citationsUsed: ["E1"],
     sentences: [],
     depthSignals: [],

@@ -33,14 +33,17 @@ MAX_SYMBOL_CHUNK_LINES = 80  # longer symbol bodies are split with overlap
 SYMBOL_SPLIT_OVERLAP = 10
 
 # --- Index ---
-INDEX_FORMAT_VERSION = 5  # bump => clean rebuild on open (4: values are symbols; 5: TS fields)
+# bump => clean rebuild on open (4: values are symbols; 5: TS fields; 6: chunk context)
+INDEX_FORMAT_VERSION = 6
 TANTIVY_WRITER_HEAP = 64_000_000
 TANTIVY_WRITER_THREADS = 1  # leave a core to the editor
 
 # --- Embeddings (the int8 ONNX all-MiniLM-L6-v2 built by scripts/setup; docs/search.md) ---
 EMBED_MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained at 256
 EMBED_DIMS = 384
-EMBED_TEXT_FORMAT = 2  # what the model reads for a piece (embed/split.py); bump => re-embed
+# what the model reads for a piece (embed/split.py); bump => re-embed (3: chunk context)
+EMBED_TEXT_FORMAT = 3
+EMBED_CONTEXT_MAX_CHARS = 240  # of Chunk.context in the header: the rest of 256 tokens is code
 
 # --- Answers (docs/answers.md) ---
 LLM_MAX_TOKENS = 1000  # (docs/rules.md: llm-limits)
@@ -201,6 +204,9 @@ MINIFIED_MEAN_LINE_CHARS = 500  # ... with lines this long on average are minifi
 MAX_LINE_CHARS = 100_000
 SIGNATURE_MAX_CHARS = 300  # Chunk.signature / SymbolDef.signature, whitespace collapsed
 SYMBOL_DOC_MAX_CHARS = 1000  # Chunk.doc (docstring or leading comment)
+CHUNK_CONTEXT_MAX_CHARS = 600  # Chunk.context (index/chunk/context.py): read before each piece
+CHUNK_MEMBER_LIST_MAX = 40  # members listed in a container header's context
+CHUNK_MODULE_CONTEXT = True  # a Python module's docstring summary as its top-level defs' context
 CODE_MAX_NESTING = 8  # containers in containers visited for member definitions
 
 # --- Hybrid search: fusion, diversity and the calibrated score (search/) ---
@@ -243,6 +249,7 @@ SEARCH_WEIGHTS: dict[str, dict[str, float]] = {
     "lexical": {
         "lex": 27.434, "coverage": 11.163, "rank_lex": 5.029, "symbol": 5.62, "name": 6.973,
         "path": 11.444, "test": -5.238, "test_wanted": -1.811, "window": -1.898,
+        "impl": 3.0, "decl": -3.0,
     },
     "semantic": {
         "cos": 18.157, "rank_sem": 3.593, "test": -3.962, "test_wanted": -0.224, "window": -4.055,

@@ -32,6 +32,10 @@ class Chunk:
     text: str
     signature: str = ""
     doc: str = ""
+    # What a reader of the chunk needs that its own lines do not show (index/chunk/context.py):
+    # the enclosing class's signature, a class header's member list, the signature of a long
+    # definition split into pieces. Read by the embedding only, never shown.
+    context: str = ""
 
     @property
     def content_hash(self) -> str:

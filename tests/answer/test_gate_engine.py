@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from code_compass_server.answer import AskRequest, ask
-from code_compass_server.answer.confidence import RULE_NO_EVIDENCE, RULE_UNKNOWN_SYMBOL
+from code_compass_server.answer.confidence import RULE_UNKNOWN_SYMBOL
 from code_compass_server.engine import Engine
 from code_compass_server.records import SearchResult
 from code_compass_server.settings import EngineSettings
@@ -50,18 +50,22 @@ def test_nothing_relevant_is_an_empty_search_with_a_reason(lexical_engine: Engin
     assert all(h.score >= 0.005 for h in found)  # no row reads 0.00
 
 
-def test_a_nonexistent_option_is_refused_without_an_llm_call(lexical_engine, fake_api, llm):
+def test_a_nonexistent_option_is_said_absent_without_an_llm_call(lexical_engine, fake_api, llm):
     ans = ask(
         AskRequest("What does the `CONFIG_STRICT_KEYS` option of parse_config reject?"),
         lexical_engine,
         llm=llm,
     )
+    # The gate leaves no evidence above minScore (the option exists nowhere): the owner's
+    # definition is the near miss's neighbour, cited, and nothing is sent to the model
+    # (docs/answers.md: near misses; docs/rules.md: no evidence above minScore, no LLM).
     assert fake_api.requests == []
-    assert ans.state == "FAIL"
-    # The gate leaves no evidence above minScore, and the named option exists nowhere: both
-    # blocking rules (docs/rules.md: no evidence, no LLM; unknown entity).
-    assert RULE_NO_EVIDENCE in ans.confidence.rules
-    assert RULE_UNKNOWN_SYMBOL in ans.confidence.rules
+    assert ans.state != "OK"
+    assert [a.name for a in ans.absent] == ["CONFIG_STRICT_KEYS"]
+    assert ans.absent[0].nearest is not None
+    assert ans.absent[0].nearest.hit.symbol == "parse_config"
+    assert "`parse_config` has no `CONFIG_STRICT_KEYS` option" in ans.answer
+    assert RULE_UNKNOWN_SYMBOL not in ans.confidence.rules
 
 
 def test_ask_while_embedding_answers_from_lexical_evidence(embedding_engine, fake_api, llm):

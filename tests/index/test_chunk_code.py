@@ -482,8 +482,15 @@ def test_rust_symbols_and_chunks(exact_lines) -> None:
     assert new.signature == "pub fn new(x: i32, y: i32) -> Self" and new.doc == "Makes one."
     fmt_impl = [s for s in parsed.symbols if s.kind == "impl"][1]
     assert fmt_impl.signature == "impl fmt::Display for Point"
-    impl_headers = [c for c in parsed.chunks if c.kind == "impl"]
-    assert [c.text for c in impl_headers] == ["impl Point {", "impl fmt::Display for Point {"]
+    # A bare header (`impl Point {` alone) is no chunk: it opens its first member's chunk,
+    # which carries the container's signature and member list as context.
+    assert [c for c in parsed.chunks if c.kind == "impl"] == []
+    assert new.text.startswith("impl Point {\n")
+    assert "impl Point" in new.context and "members: pub fn new(x: i32, y: i32) -> Self" in (
+        new.context
+    )
+    fmt = chunk_for(parsed, "Point.fmt")
+    assert fmt.text.startswith("impl fmt::Display for Point {\n")
 
 
 def _long_python(body_lines: int) -> str:
@@ -707,3 +714,66 @@ def test_syntax_errors_still_chunk(exact_lines) -> None:
 def test_empty_file_has_no_chunks() -> None:
     assert parse("empty.py", "", "python").chunks == []
     assert parse("blank.go", "\n\n   \n", "go").chunks == []
+
+
+# --- context a chunk carries (index/chunk/context.py) ---------------------------------------
+
+CONTEXT_PY = '''\
+"""Tokens for the lexical index: identifiers split into words."""
+
+
+class Splitter:
+    """Splits glued identifiers."""
+
+    def split(self, ident):
+        return ident.split("_")
+
+    def join(self, parts):
+        return "_".join(parts)
+
+
+class Bare:
+    def only(self):
+        return 1
+
+
+def split_identifier(ident):
+    return ident.lower()
+'''
+
+
+def test_class_header_holds_docstring_and_members_never_a_bare_line(exact_lines) -> None:
+    parsed = parse("tokens.py", CONTEXT_PY, "python")
+    exact_lines(parsed, CONTEXT_PY)
+    header = chunk_for(parsed, "Splitter", "class")
+    assert '"""Splits glued identifiers."""' in header.text
+    assert "members: def split(self, ident); def join(self, parts)" in header.context
+    # `class Bare:` alone is no chunk: its line opens the first method's chunk.
+    assert [c for c in parsed.chunks if c.symbol == "Bare"] == []
+    only = chunk_for(parsed, "Bare.only")
+    assert only.text.startswith("class Bare:\n") and "members: def only(self)" in only.context
+    one_line_headers = [
+        c for c in parsed.chunks if c.kind == "class" and c.start_line == c.end_line
+    ]
+    assert one_line_headers == []
+
+
+def test_method_knows_its_class_and_function_its_module() -> None:
+    parsed = parse("tokens.py", CONTEXT_PY, "python")
+    split = chunk_for(parsed, "Splitter.split")
+    assert split.context.splitlines()[:2] == ["class Splitter", "Splits glued identifiers."]
+    top = chunk_for(parsed, "split_identifier")
+    assert top.context == "Tokens for the lexical index: identifiers split into words."
+
+
+def test_long_method_pieces_repeat_signature_and_class() -> None:
+    body = "".join(f"        total += {i}\n" for i in range(200))
+    head = "class Summer:\n    def add_all(self, xs):\n        total = 0\n"
+    text = f"{head}{body}        return total\n"
+    parsed = parse("summer.py", text, "python")
+    pieces = [c for c in parsed.chunks if c.symbol == "Summer.add_all"]
+    assert len(pieces) >= 3
+    assert pieces[0].text.startswith("class Summer:\n    def add_all(self, xs):")
+    for piece in pieces[1:]:
+        assert "def add_all" not in piece.text  # the piece's own lines lack it
+        assert "class Summer" in piece.context and "def add_all(self, xs)" in piece.context

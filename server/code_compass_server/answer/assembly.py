@@ -78,4 +78,5 @@ def assemble(
         sentences=list(stages.sentences),
         actions=list(suggestions.actions),
         searched=suggestions.searched,
+        absent=list(stages.grounds.absent),
     )

@@ -51,8 +51,9 @@ RULE_AMBIGUOUS_CAP = "cap: unresolved ambiguity is at most AMBIGUOUS"
 RULE_UNGROUNDED_CAP = (
     "cap: under half of the answer's sentences are supported by what they cite: at most PARTIAL"
 )
+RULE_ABSENT_CAP = "cap: the question names something the workspace lacks: at most PARTIAL"
 RULE_FABRICATED_CAP = "cap: a citation to evidence never sent was removed: at most PARTIAL"
-_PARTIAL_CAPS = (RULE_NO_LLM_CAP, RULE_UNGROUNDED_CAP, RULE_FABRICATED_CAP)
+_PARTIAL_CAPS = (RULE_ABSENT_CAP, RULE_NO_LLM_CAP, RULE_UNGROUNDED_CAP, RULE_FABRICATED_CAP)
 
 
 @dataclass(slots=True)

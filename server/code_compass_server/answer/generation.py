@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from code_compass_server.answer.absent import absence_sentence
 from code_compass_server.answer.extractive import extractive_answer
 from code_compass_server.answer.grounds import Refusal
 from code_compass_server.answer.llm import LlmConfig, LlmError, LlmResult, complete
@@ -58,12 +59,19 @@ def generate(
     given: PromptInput,
     llm: LlmConfig,
     on_text: Callable[[str], None] | None = None,
+    offline: bool = False,
 ) -> Generation:
+    """`offline`: answer from the evidence alone even with a key (evidence below minScore)."""
     if refused is not None:
         return Generation(refused.text, REFUSED)
     msg = messages_for(given.question_language)
-    if not llm.configured:
-        return Generation(extractive_answer(given.evidences, msg, given.question), EXTRACTIVE)
+    if offline or not llm.configured:
+        text = extractive_answer(given.evidences, msg, given.question)
+        if given.absent:  # said first, after the label line (extractive.extractive_frame)
+            label, _, rest = text.partition("\n")
+            said = " ".join(absence_sentence(a, given.question_language) for a in given.absent)
+            text = f"{label}\n{said}\n{rest}"
+        return Generation(text, EXTRACTIVE)
     prompt, redactions = redacted_prompt(given)
     try:
         result = complete(llm, prompt.system, prompt.messages, on_text=on_text)

@@ -7,8 +7,9 @@ coverage and ambiguity of the evidence are measured for the score.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from code_compass_server.answer.absent import Absence, find_absent
 from code_compass_server.answer.ambiguity import AmbiguityResult, assess_ambiguity
 from code_compass_server.answer.confidence import (
     AMBIGUITY_NONE,
@@ -40,6 +41,8 @@ class Grounds:
     missing: list[str]  # symbols the question names that the index lacks
     ambiguity: AmbiguityResult  # `none` when refused: there is nothing to disambiguate
     refusal: Refusal | None
+    # Members the question names (option, parameter, ...) that the evidence lacks (absent.py).
+    absent: list[Absence] = field(default_factory=list)
 
 
 def named_symbols(question: str) -> list[str]:
@@ -90,7 +93,14 @@ def check_grounds(
     question = params.query
     msg = messages_for(language)
     named = named_symbols(question)
-    missing = missing_symbols(named, source, found.evidences)
+    absent = find_absent(question, found.evidences, source)
+    # A member said absent, with its neighbour, is answered as such rather than refused.
+    said = {a.name.lstrip("-") for a in absent}
+    missing = [
+        m
+        for m in missing_symbols(named, source, found.evidences)
+        if not said & {m, m.rsplit(".", 1)[-1], m.split("(", 1)[0]}
+    ]
     refused = refusal(found, missing, msg)
     ambiguity = (
         AmbiguityResult(AMBIGUITY_NONE)
@@ -103,4 +113,5 @@ def check_grounds(
         missing=missing,
         ambiguity=ambiguity,
         refusal=refused,
+        absent=[] if refused else absent,
     )

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from code_compass_server.answer.absent import absence_fact, needs_neighbour, neighbour_hits
 from code_compass_server.answer.answer_log import AnswerDecisionLog, answer_record
 from code_compass_server.answer.assembly import assemble
 from code_compass_server.answer.generation import generate
@@ -62,6 +63,16 @@ def ask(
     check_cancelled()
     found = reread(hits, source)
     grounds = check_grounds(params, source, found, rewrite.query.language)
+    # A near miss whose real neighbour (the definition of the owner it names) did not clear
+    # minScore: the neighbour is added and cited, the member said absent, and no model is
+    # called (below minScore nothing is sent: docs/rules.md, min-score gate).
+    below_gate = False
+    if needs_neighbour(found.evidences, grounds.absent, params.query):
+        extra = neighbour_hits(params.query, searched, source)
+        near = reread([*hits, *extra], source) if extra else found
+        near_grounds = check_grounds(params, source, near, rewrite.query.language)
+        if near_grounds.absent and near_grounds.refusal is None:
+            found, grounds, below_gate = near, near_grounds, True
     check_cancelled()
     given = PromptInput(
         params.query,
@@ -69,9 +80,10 @@ def ask(
         grounds.language,
         request.history,
         context_pack_text,
-        scope.instructions,
+        (*scope.instructions, *(absence_fact(a) for a in grounds.absent)),
+        tuple(grounds.absent),
     )
-    generation = generate(grounds.refusal, given, llm, on_text)
+    generation = generate(grounds.refusal, given, llm, on_text, offline=below_gate)
     check_cancelled()
     verification = (
         verify_answer(

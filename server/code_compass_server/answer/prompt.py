@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from code_compass_server.answer.absent import Absence
 from code_compass_server.answer.redact import Redactor
 from code_compass_server.answer.reread import Evidence
 from code_compass_server.constants import HISTORY_MAX_TURNS
@@ -106,6 +107,7 @@ class PromptInput:
     history: list[dict[str, str]] = field(default_factory=list)  # oldest first
     context_pack: str | None = None
     instructions: tuple[str, ...] = ()
+    absent: tuple[Absence, ...] = ()  # named members the workspace lacks (answer/absent.py)
 
 
 def _redacted_evidence(ev: Evidence, redactor: Redactor) -> Evidence:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from code_compass_server.answer.absent import Absence
 from code_compass_server.answer.actions import Action
 from code_compass_server.answer.reread import Evidence
 from code_compass_server.answer.sentence_check import SentenceVerdict
@@ -64,6 +65,8 @@ class Answer:
     # holds their labels.
     actions: list[Action] = field(default_factory=list)
     searched: str | None = None  # what was searched and not found, in plain words
+    # What the question names that the workspace lacks, each with its real neighbour.
+    absent: list[Absence] = field(default_factory=list)
 
     @property
     def citations_used(self) -> list[str]:
@@ -83,6 +86,7 @@ class Answer:
             "suggestions": list(self.suggestions),
             "actions": [a.to_json() for a in self.actions],
             "searched": self.searched,
+            "absent": [a.to_json() for a in self.absent],
             "sentences": [s.to_json() for s in self.sentences],
             "meta": dict(self.meta),
         }

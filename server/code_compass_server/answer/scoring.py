@@ -7,6 +7,7 @@ turns those reports into the confidence components, caveats and blocking rules.
 from __future__ import annotations
 
 from code_compass_server.answer.confidence import (
+    RULE_ABSENT_CAP,
     RULE_FABRICATED,
     RULE_FABRICATED_CAP,
     RULE_LLM_FAILED,
@@ -39,6 +40,8 @@ def assessment(stages: Stages) -> Assessment:
     a.ambiguity, a.ambiguity_note = grounds.ambiguity.level, grounds.ambiguity.note
     if grounds.coverage == LOW:
         a.step_caveats.append(msg.low_coverage)
+    if grounds.absent:
+        a.caps.append(RULE_ABSENT_CAP)
     _generated(a, stages.generation, msg)
     if stages.verification is not None:
         _verified(a, stages.verification, {e.id for e in stages.found.evidences}, msg)

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 def to_pending(project: str, row: ChunkRow) -> PendingChunk:
     """A catalog chunk as the embedding worker takes it."""
     return PendingChunk(
-        row.id, project, row.path, row.language, row.text, row.start_line, row.symbol
+        row.id, project, row.path, row.language, row.text, row.start_line, row.symbol, row.context
     )
 
 

@@ -11,7 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from code_compass_server.constants import EMBED_MAX_PIECES_PER_CHUNK, EMBED_MAX_TOKENS
+from code_compass_server.constants import (
+    EMBED_CONTEXT_MAX_CHARS,
+    EMBED_MAX_PIECES_PER_CHUNK,
+    EMBED_MAX_TOKENS,
+)
 from code_compass_server.index.languages import CODE_LANGUAGES
 from code_compass_server.index.tokens import identifier_parts
 
@@ -73,17 +77,20 @@ def _emit(
     pieces.append(Piece(start_line + lo, start_line + hi - 1, "\n".join(lines[lo:hi])))
 
 
-def context_header(symbol: str, language: str) -> str:
+def context_header(symbol: str, language: str, context: str = "") -> str:
     """A line the model reads before each piece of a code symbol: its qualified name as words
-    ("Truncator.chars" -> "truncator chars", "get_user_by_email" -> "get user by email").
+    ("Truncator.chars" -> "truncator chars", "get_user_by_email" -> "get user by email"), then
+    the chunk's context (records.Chunk.context: its class, a header's members, the signature
+    of a split definition).
 
     Why: a method's piece does not show its class, and the small model reads glued or
     snake_case names poorly; natural-language questions match the words. Only the symbol
     (not the path) so a file rename keeps every cached vector.
     """
-    if not symbol or language not in CODE_LANGUAGES:
+    if language not in CODE_LANGUAGES:
         return ""
-    return " ".join(identifier_parts(symbol))
+    name = " ".join(identifier_parts(symbol))
+    return "\n".join(p for p in (name, context[:EMBED_CONTEXT_MAX_CHARS]) if p)
 
 
 def embedding_text(header: str, piece_text: str) -> str:
@@ -91,11 +98,17 @@ def embedding_text(header: str, piece_text: str) -> str:
 
 
 def model_texts(
-    text: str, start_line: int, symbol: str, language: str, counter: LineTokenCounter
+    text: str,
+    start_line: int,
+    symbol: str,
+    language: str,
+    counter: LineTokenCounter,
+    context: str = "",
 ) -> list[str]:
-    """What the model reads for each piece of a chunk: the header line, then the piece. One
-    rule for the local worker and the team index, so both embed the same texts."""
-    header = context_header(symbol, language)
+    """What the model reads for each piece of a chunk: the header (its symbol as words, then its
+    context), then the piece. One rule for the local worker and the team index, so both embed
+    the same texts."""
+    header = context_header(symbol, language, context)
     budget = EMBED_MAX_TOKENS - sum(counter.line_token_counts(header))
     pieces = split_for_embedding(text, start_line, counter, budget)
     return [embedding_text(header, p.text) for p in pieces]

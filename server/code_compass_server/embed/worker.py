@@ -50,6 +50,7 @@ class PendingChunk:
     text: str
     start_line: int = 1
     symbol: str = ""  # qualified symbol: read by the model as a header line (split.context_header)
+    context: str = ""  # records.Chunk.context: read after the symbol, before every piece
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +208,9 @@ class EmbeddingWorker:
         return len(completed)
 
     def texts_for(self, item: PendingChunk) -> list[str]:
-        return model_texts(item.text, item.start_line, item.symbol, item.language, self._embedder)
+        return model_texts(
+            item.text, item.start_line, item.symbol, item.language, self._embedder, item.context
+        )
 
     def _record(self, n: int, seconds: float) -> None:
         with self._lock:

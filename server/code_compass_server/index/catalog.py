@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     id TEXT PRIMARY KEY, path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
     language TEXT NOT NULL, kind TEXT NOT NULL, symbol TEXT NOT NULL, signature TEXT NOT NULL,
     doc TEXT NOT NULL, hash TEXT NOT NULL, category TEXT NOT NULL, text TEXT NOT NULL,
-    embedded INTEGER NOT NULL DEFAULT 0
+    embedded INTEGER NOT NULL DEFAULT 0, context TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(embedded) WHERE embedded = 0;
@@ -67,6 +67,7 @@ class ChunkRow:
     category: str
     text: str
     embedded: bool
+    context: str = ""  # records.Chunk.context
 
 
 class Catalog:
@@ -179,7 +180,7 @@ class Catalog:
         )
         c.executemany(
             "INSERT OR REPLACE INTO chunks(id, path, start_line, end_line, language, kind, symbol,"
-            " signature, doc, hash, category, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            " signature, doc, hash, category, text, context) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     cid,
@@ -194,6 +195,7 @@ class Catalog:
                     ch.content_hash,
                     cat,
                     ch.text,
+                    ch.context,
                 )
                 for cid, ch, cat in chunks
             ],
@@ -233,7 +235,7 @@ class Catalog:
     # --- chunks ---
     _CHUNK_COLS = (
         "id, path, start_line, end_line, language, kind, symbol, signature, doc, hash, category,"
-        " text, embedded"
+        " text, embedded, context"
     )
 
     def chunks_by_ids(self, ids: Iterable[str]) -> dict[str, ChunkRow]:

@@ -190,6 +190,20 @@ class AnswerMeta(TypedDict):
     depthQuery: NotRequired[WireDepthQuery]
 
 
+class AbsentNearest(TypedDict):
+    path: str
+    startLine: int
+    endLine: int
+    symbol: str
+
+
+class Absent(TypedDict):
+    """What the question names that the workspace does not have, with the closest real thing."""
+
+    name: str
+    nearest: AbsentNearest | None
+
+
 class WireAnswer(TypedDict):
     state: AnswerState
     confidence: WireConfidence
@@ -202,6 +216,7 @@ class WireAnswer(TypedDict):
     suggestions: list[str]  # the actions' labels, in order (for older clients)
     actions: list[AnswerAction]
     searched: str | None  # what was searched and came closest, when nothing reached minScore
+    absent: list[Absent]  # empty when everything the question names exists
     selection: NotRequired[AskedSelection]
     sentences: list[WireSentenceVerdict]
     meta: AnswerMeta
@@ -344,6 +359,8 @@ WIRE_TYPES: tuple[type, ...] = (
     DroppedEvidence,
     QueryRendering,
     AnswerMeta,
+    AbsentNearest,
+    Absent,
     WireAnswer,
     AnswerDelta,
     WireFolderSettings,
@@ -368,6 +385,8 @@ __all__ = [
     "METHODS",
     "WIRE_PREFIX",
     "WIRE_TYPES",
+    "Absent",
+    "AbsentNearest",
     "AnswerDelta",
     "AnswerMeta",
     "DroppedEvidence",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from code_compass_server.constants import SEARCH_RANK_K
+from code_compass_server.index.catalog import ChunkRow
 from code_compass_server.index.tokens import stem_words
 from code_compass_server.search.candidates import Candidate
 
@@ -34,11 +35,25 @@ FEATURES = (
     "doc",
     "config",
     "window",
+    "impl",
+    "decl",
 )
 # Signals of the whole list (calibration.py's answerability term), not of one hit.
 QUERY_SIGNALS = ("z_top", "cos_top", "cos_gap", "lex_top", "bm25_per_word", "nwords")
 _WANTS_TESTS = re.compile(r"\b(tests?|testing|tested|spec|specs|fixtures?|unittest|pytest)\b", re.I)
 _LOOSE_KINDS = frozenset({"module", "window"})
+# "Why/how does it …" asks for the code that decides; a declaration that documents an option
+# (a TS interface, a .pyi stub) and prose that describes it stay, ranked below it.
+_BEHAVIOUR = re.compile(
+    r"\b(?:why|how (?:does|do|is|are|can|did|will)|what happens|when does|does \w+ (?:\w+ )?"
+    r"(?:retry|fail|raise|throw|return|call|close|handle)|por ?que|o que acontece|como \w+ "
+    r"(?:funciona|trata|decide|faz)|how (?:\w+ ){1,3}(?:works?|handles?|decides?|computes?|"
+    r"chooses?|fails?|retries|raises?))\b",
+    re.I,
+)
+_CODE_KINDS = frozenset({"function", "method", "constructor"})
+_DECL_KINDS = frozenset({"interface", "type", "enum", "struct", "trait"})
+_DECL_SUFFIXES = (".pyi", ".d.ts")
 # BM25 strength saturates per query word: bm25 ~ SATURATION * words is a strong match.
 _SATURATION = 1.2
 
@@ -47,12 +62,17 @@ _SATURATION = 1.2
 class QueryInfo:
     words: tuple[str, ...]  # stemmed content words, stop words removed
     wants_tests: bool
+    behaviour: bool = False  # "why/how does …": the implementation first
 
 
 @lru_cache(maxsize=256)
 def query_info(query: str) -> QueryInfo:
     words = tuple(dict.fromkeys(stem_words(query)))
-    return QueryInfo(words=words, wants_tests=bool(_WANTS_TESTS.search(query)))
+    return QueryInfo(
+        words=words,
+        wants_tests=bool(_WANTS_TESTS.search(query)),
+        behaviour=bool(_BEHAVIOUR.search(query)),
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -111,7 +131,19 @@ def compute(c: Candidate, q: QueryInfo, cos_floor: float = 0.0) -> dict[str, flo
         "doc": 1.0 if row.category == "doc" else 0.0,
         "config": 1.0 if row.category == "config" else 0.0,
         "window": 1.0 if row.kind in _LOOSE_KINDS else 0.0,
+        "impl": 1.0 if q.behaviour and _implementation(row) else 0.0,
+        "decl": 1.0 if q.behaviour and _declaration(row) else 0.0,
     }
+
+
+def _implementation(row: ChunkRow) -> bool:
+    return (
+        row.category == "code" and row.kind in _CODE_KINDS and not row.path.endswith(_DECL_SUFFIXES)
+    )
+
+
+def _declaration(row: ChunkRow) -> bool:
+    return row.category == "doc" or row.kind in _DECL_KINDS or row.path.endswith(_DECL_SUFFIXES)
 
 
 def query_signals(

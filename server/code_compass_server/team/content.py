@@ -49,6 +49,7 @@ class ChunkRecord:
     category: str
     content_hash: str
     text: str
+    context: str  # records.Chunk.context: read by the embedding after the symbol
     # field -> term -> tf, and the field's length (tokens), as the local Tantivy fields hold them
     terms: dict[int, Counter[str]] = field(default_factory=dict)
     lengths: dict[int, int] = field(default_factory=dict)
@@ -88,13 +89,15 @@ def blob_from_loaded(loaded: LoadedFile, blob: str, counter: LineCounter | None)
     ):
         rec = ChunkRecord(
             ordinal, ch.start_line, ch.end_line, ch.language, ch.kind, ch.symbol,
-            ch.signature, ch.doc, category, ch.content_hash, ch.text,
+            ch.signature, ch.doc, category, ch.content_hash, ch.text, ch.context,
         )  # fmt: skip
         for f, tokens in field_terms(ch.text, code, ch.symbol).items():
             rec.terms[f] = Counter(tokens)
             rec.lengths[f] = len(tokens)
         if counter is not None:
-            rec.pieces = pieces_of(ch.text, ch.start_line, ch.symbol, ch.language, counter)
+            rec.pieces = pieces_of(
+                ch.text, ch.start_line, ch.symbol, ch.language, counter, ch.context
+            )
         chunks.append(rec)
     symbols = [
         (s.name, s.kind, s.container, s.start_line, s.end_line, s.name_line, s.name_col,
@@ -105,7 +108,13 @@ def blob_from_loaded(loaded: LoadedFile, blob: str, counter: LineCounter | None)
 
 
 def pieces_of(
-    text: str, start_line: int, symbol: str, language: str, counter: LineCounter
+    text: str,
+    start_line: int,
+    symbol: str,
+    language: str,
+    counter: LineCounter,
+    context: str = "",
 ) -> list[tuple[str, str]]:
     """(hash, text) of what the model reads for each piece (embed/split.py::model_texts)."""
-    return [(text_hash(t), t) for t in model_texts(text, start_line, symbol, language, counter)]
+    texts = model_texts(text, start_line, symbol, language, counter, context)
+    return [(text_hash(t), t) for t in texts]

@@ -52,7 +52,7 @@ CHUNK_COLUMNS = (
     ("project_id", "int"), ("blob", "text"), ("ordinal", "int"), ("start_line", "int"),
     ("end_line", "int"), ("language", "text"), ("kind", "text"), ("symbol", "text"),
     ("signature", "text"), ("doc", "text"), ("category", "text"), ("content_hash", "text"),
-    ("text", "text"),
+    ("text", "text"), ("context", "text"),
 )  # fmt: skip
 SYMBOL_COLUMNS = (
     ("project_id", "int"), ("blob", "text"), ("name", "text"), ("kind", "text"),
@@ -394,7 +394,8 @@ class Pusher:
             CHUNK_COLUMNS,
             (
                 (pid, b.blob, c.ordinal, c.start_line, c.end_line, c.language, c.kind, c.symbol,
-                 c.signature, c.doc, c.category, c.content_hash, _clean(c.text))
+                 c.signature, c.doc, c.category, c.content_hash, _clean(c.text),
+                 _clean(c.context))
                 for b in blobs
                 for c in b.chunks
             ),
@@ -611,15 +612,16 @@ class Pusher:
         for i in range(0, len(blobs), self.batch_files):
             group = blobs[i : i + self.batch_files]
             chunks = self.conn.execute(
-                "SELECT blob, ordinal, text, start_line, symbol, language FROM cc_chunks "
+                "SELECT blob, ordinal, text, start_line, symbol, language, context FROM cc_chunks "
                 "WHERE project_id = %s AND blob = ANY(%s) ORDER BY blob, ordinal",
                 (pid, group),
             ).fetchall()
             self.conn.commit()
             texts: dict[str, str] = {}
             pieces: list[tuple[int, str, int, int, str]] = []
-            for blob, ordinal, text, start, symbol, language in chunks:
-                for n, (h, t) in enumerate(pieces_of(text, start, symbol, language, self.embedder)):
+            for blob, ordinal, text, start, symbol, language, context in chunks:
+                made = pieces_of(text, start, symbol, language, self.embedder, context)
+                for n, (h, t) in enumerate(made):
                     texts.setdefault(h, t)
                     pieces.append((pid, blob, ordinal, n, h))
             known = existing_vectors(self.conn, pid, texts)

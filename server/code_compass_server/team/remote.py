@@ -197,7 +197,7 @@ class TeamProject:
             if rec is None or not _passes(f.path, rec.language, path_prefix, language):
                 continue
             for c in rec.chunks:
-                pieces = pieces_of(c.text, c.start_line, c.symbol, c.language, embed)
+                pieces = pieces_of(c.text, c.start_line, c.symbol, c.language, embed, c.context)
                 todo = [(h, t) for h, t in pieces if h not in f.vectors]
                 if todo:
                     vecs = embed.embed([t for _, t in todo])
@@ -508,7 +508,7 @@ class TeamLexical:
 
 _CHUNK_COLS = (
     "ch.start_line, ch.end_line, ch.language, ch.kind, ch.symbol, ch.signature, ch.doc, "
-    "ch.content_hash, ch.category, ch.text"
+    "ch.content_hash, ch.category, ch.text, ch.context"
 )
 _SYM_COLS = (
     "s.name, s.kind, s.container, t.path, s.start_line, s.end_line, s.name_line, s.name_col, "
@@ -542,6 +542,7 @@ class TeamCatalog:
                     out[key] = ChunkRow(
                         key, path, ch.start_line, ch.end_line, ch.language, ch.kind, ch.symbol,
                         ch.signature, ch.doc, ch.content_hash, ch.category, ch.text, True,
+                        ch.context,
                     )  # fmt: skip
         if server:
             with self.p.connections.conn() as conn:
@@ -556,7 +557,7 @@ class TeamCatalog:
                 key = chunk_key(str(r[0]), int(r[1]), str(r[2]))
                 out[key] = ChunkRow(
                     key, str(r[2]), int(r[3]), int(r[4]), str(r[5]), str(r[6]), str(r[7]),
-                    str(r[8]), str(r[9]), str(r[10]), str(r[11]), str(r[12]), True,
+                    str(r[8]), str(r[9]), str(r[10]), str(r[11]), str(r[12]), True, str(r[13]),
                 )  # fmt: skip
         return out
 

@@ -28,6 +28,16 @@ from code_compass_server.constants import (
     SYMBOL_DOC_MAX_CHARS,
     SYMBOL_SPLIT_OVERLAP,
 )
+from code_compass_server.index.chunk.context import (
+    MODULE_CONTEXT,
+    container_context,
+    first_member,
+    is_bare_header,
+    join_context,
+    member_list,
+    members_of,
+    module_summary,
+)
 from code_compass_server.index.chunk.lines import (
     is_blank,
     line_windows,
@@ -120,7 +130,15 @@ class _FileParser:
         block = found.body
         if block is None or block.named_child_count == 0:
             return ""
-        first = block.named_children[0]
+        return self._docstring_of(block.named_children[0])
+
+    def module_docstring(self, root: Node) -> str:
+        """A Python module's docstring ("" for other languages or none)."""
+        if self.language != "python" or root.named_child_count == 0:
+            return ""
+        return self._docstring_of(root.named_children[0])
+
+    def _docstring_of(self, first: Node) -> str:
         if first.type != "expression_statement" or first.named_child_count == 0:
             return ""
         string = first.named_children[0]
@@ -253,6 +271,7 @@ class _Item:
     symbol: str
     signature: str
     doc: str
+    context: str = ""
 
 
 class _ChunkList:
@@ -264,19 +283,34 @@ class _ChunkList:
         self.ends_at: dict[int, int] = {}  # end line -> index of the chunk ending there
 
     def add(
-        self, start: int, end: int, kind: str, symbol: str, sig: str = "", doc: str = ""
+        self,
+        start: int,
+        end: int,
+        kind: str,
+        symbol: str,
+        sig: str = "",
+        doc: str = "",
+        context: str = "",
     ) -> None:
         self.ends_at[end] = len(self.items)
-        self.items.append(_Item(start, end, kind, symbol, sig, doc))
+        self.items.append(_Item(start, end, kind, symbol, sig, doc, context))
         self.covered[start : end + 1] = b"\x01" * (end - start + 1)
 
-    def add_split(self, start: int, end: int, kind: str, symbol: str, sig: str, doc: str) -> None:
+    def add_split(
+        self, start: int, end: int, kind: str, symbol: str, sig: str, doc: str, context: str = ""
+    ) -> None:
         if end - start + 1 <= MAX_SYMBOL_CHUNK_LINES:
-            self.add(start, end, kind, symbol, sig, doc)
+            self.add(start, end, kind, symbol, sig, doc, context)
             return
         first = True
+        # Every piece after the first repeats the definition's signature (and its class, in
+        # `context`): a piece of a long method otherwise reads as code of nowhere.
+        rest = join_context(context, sig)
         for s, e in line_windows(start, end, MAX_SYMBOL_CHUNK_LINES, SYMBOL_SPLIT_OVERLAP):
-            self.add(s, e, kind, symbol, sig if first else "", doc if first else "")
+            if first:
+                self.add(s, e, kind, symbol, sig, doc, context)
+            else:
+                self.add(s, e, kind, symbol, "", "", rest)
             first = False
 
     def extend(self, index: int, new_end: int) -> None:
@@ -288,23 +322,47 @@ class _ChunkList:
         self.covered[old_end + 1 : new_end + 1] = b"\x01" * (new_end - old_end)
 
 
-def _build_chunks(rel: str, lines: Sequence[str], language: str, defs: list[_Def]) -> list[Chunk]:
+def _build_chunks(
+    rel: str, lines: Sequence[str], language: str, defs: list[_Def], module_doc: str = ""
+) -> list[Chunk]:
     n = len(lines)
     chunks = _ChunkList(n)
     owner = [-1] * (n + 2)  # innermost container per line, for leftover windows
+    members = members_of(defs)
+    # A bare container header (its signature and nothing else) is no chunk of its own: its
+    # lines open the chunk of its first member, which then carries the member list.
+    absorbed: dict[int, tuple[int, str]] = {}  # def index -> (start line, member list)
     for index, d in enumerate(defs):
         start, end = max(1, d.start), min(n, d.end)
         if start > end or not d.chunk:
             continue
+        outer = defs[d.parent] if d.parent >= 0 else None
+        context = container_context(outer, module_doc)
+        taken = absorbed.pop(index, None)
+        if taken is not None:
+            start = min(start, taken[0])
+            context = join_context(context, taken[1])
         if d.first_child_start:
             owner[start : end + 1] = [index] * (end - start + 1)
             header_end = min(end, d.first_child_start - 1)
-            if header_end >= start:
-                chunks.add_split(start, header_end, d.kind, d.qualified, d.signature, d.doc)
+            listing = member_list(defs, members.get(index, []))
+            first = first_member(defs, members.get(index, []))
+            if header_end >= start and is_bare_header(lines, start, header_end, d.doc) and first:
+                absorbed[first] = (start, join_context(context, listing))
+            elif header_end >= start:
+                chunks.add_split(
+                    start,
+                    header_end,
+                    d.kind,
+                    d.qualified,
+                    d.signature,
+                    d.doc,
+                    join_context(context, listing),
+                )
             continue
         if all(chunks.covered[start : end + 1]):
             continue  # several definitions on one line
-        chunks.add_split(start, end, d.kind, d.qualified, d.signature, d.doc)
+        chunks.add_split(start, end, d.kind, d.qualified, d.signature, d.doc, context)
 
     # Leftovers: runs of uncovered lines with the same owner.
     line = 1
@@ -323,7 +381,18 @@ def _build_chunks(rel: str, lines: Sequence[str], language: str, defs: list[_Def
 
     items = sorted(chunks.items, key=lambda it: (it.start, it.end))
     return [
-        make_chunk(rel, lines, it.start, it.end, language, it.kind, it.symbol, it.signature, it.doc)
+        make_chunk(
+            rel,
+            lines,
+            it.start,
+            it.end,
+            language,
+            it.kind,
+            it.symbol,
+            it.signature,
+            it.doc,
+            it.context,
+        )
         for it in items
     ]
 
@@ -354,7 +423,8 @@ def parse_code(rel: str, text: str, lines: Sequence[str], language: str) -> Pars
     parser = _FileParser(rel, source, lines, language)
     parser.walk(tree.root_node, "", -1, 0)
     defs = parser.defs
+    module_doc = module_summary(parser.module_docstring(tree.root_node)) if MODULE_CONTEXT else ""
     return ParsedFile(
-        chunks=_build_chunks(rel, lines, language, defs),
+        chunks=_build_chunks(rel, lines, language, defs, module_doc),
         symbols=_symbol_defs(defs, rel, language),
     )

@@ -21,6 +21,7 @@ def make_chunk(
     symbol: str,
     signature: str = "",
     doc: str = "",
+    context: str = "",
 ) -> Chunk:
     """A chunk whose text is exactly lines start..end of the file."""
     return Chunk(
@@ -33,6 +34,7 @@ def make_chunk(
         text="\n".join(lines[start - 1 : end]),
         signature=signature,
         doc=doc,
+        context=context,
     )
 
 

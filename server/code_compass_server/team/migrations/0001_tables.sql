@@ -66,6 +66,7 @@ CREATE TABLE cc_chunks (
     category text NOT NULL,
     content_hash text NOT NULL,
     text text NOT NULL,
+    context text NOT NULL DEFAULT '',  -- read by the embedding, never shown (records.Chunk)
     PRIMARY KEY (project_id, blob, ordinal)
 );
 

@@ -1,0 +1,140 @@
+"""Near misses (eval/nearmiss): questions about an option, parameter, method or setting that does
+not exist next to one that does, asked offline through `code-compass ask --json`.
+
+    .venv/bin/python scripts/eval_nearmiss.py [--corpora httpx,rxjs] [--lexical] [--out FILE]
+
+Each block of eval/nearmiss/src.tsv names a corpus of eval/realqa (scripts/fetch_corpora.py), the
+member the question names and the files of its real neighbour (the owner's definition), asked in
+English and in Portuguese. Before anything is asked, the member is looked for as a whole word in
+every file of the corpus: a block whose name exists is reported as invalid and not counted.
+
+A question is *answered honestly* when the answer's `absent` lists the name, its `nearest` is in
+one of the gold files, the answer text says so (its sentence names the member) and the state is
+not OK. The index is eval_realqa's storage of the corpus (hybrid; `--lexical`: the lexical-only
+storage), built first if missing. No API key is used (the variable is removed for the child).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from eval_realqa import CLI, index, storage_for  # noqa: E402
+from fetch_corpora import corpus_dir, fetch, load_corpora  # noqa: E402
+
+SRC = ROOT / "eval" / "nearmiss" / "src.tsv"
+TEXT_SUFFIXES = (".py", ".pyi", ".ts", ".js", ".go", ".md", ".rst", ".txt", ".toml", ".cfg")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    qid: str
+    corpus: str
+    lang: str
+    name: str
+    gold: tuple[str, ...]
+    text: str
+
+
+def load_questions(path: Path = SRC) -> list[Question]:
+    out: list[Question] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        block, corpus, name, gold, en, pt = line.split("\t")
+        paths = tuple(p.strip() for p in gold.split(","))
+        out.append(Question(f"{block}-en", corpus, "en", name, paths, en))
+        out.append(Question(f"{block}-pt", corpus, "pt", name, paths, pt))
+    return out
+
+
+def name_exists(folder: Path, name: str) -> list[str]:
+    """Files of the corpus holding the name as a whole word (the block is then invalid)."""
+    word = re.compile(rf"(?<![\w-]){re.escape(name.lstrip('-'))}(?!\w)")
+    hits: list[str] = []
+    for p in folder.rglob("*"):
+        readable = p.suffix in TEXT_SUFFIXES and p.is_file()
+        if readable and word.search(p.read_text(encoding="utf-8", errors="replace")):
+            hits.append(str(p.relative_to(folder)))
+    return hits
+
+
+def ask(q: Question, workspace: Path, storage: Path) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    cmd = [*CLI, "ask", q.text, "--workspace", str(workspace), "--storage", str(storage), "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip()[-400:]}
+    data: dict[str, Any] = json.loads(out.stdout)
+    return data
+
+
+def judge(q: Question, answer: dict[str, Any]) -> dict[str, Any]:
+    absent = answer.get("absent") or []
+    entry = next((a for a in absent if a.get("name", "").lstrip("-") == q.name.lstrip("-")), None)
+    nearest = (entry or {}).get("nearest") or {}
+    said = f"`{q.name}`" in (answer.get("answer") or "")
+    cited = nearest.get("path") in q.gold
+    ok = bool(entry) and cited and said and answer.get("state") != "OK"
+    return {
+        "id": q.qid,
+        "ok": ok,
+        "listed": bool(entry),
+        "cited": cited,
+        "said": said,
+        "state": answer.get("state"),
+        "nearest": nearest or None,
+        "error": answer.get("error"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpora", default="", help="comma-separated subset (default: all)")
+    ap.add_argument("--lexical", action="store_true", help="the lexical-only storages")
+    ap.add_argument("--out", type=Path, help="write the verdicts as JSON here")
+    args = ap.parse_args(argv)
+    questions = load_questions()
+    wanted = {c for c in args.corpora.split(",") if c}
+    corpora = {c.name: c for c in load_corpora() if c.name in {q.corpus for q in questions}}
+    if wanted:
+        corpora = {k: v for k, v in corpora.items() if k in wanted}
+    verdicts: list[dict[str, Any]] = []
+    invalid: list[str] = []
+    for name, c in corpora.items():
+        fetch(c)
+        index(c, args.lexical, False, lambda s: print(s, file=sys.stderr))
+        folder = corpus_dir(c)
+        for q in (q for q in questions if q.corpus == name):
+            if q.lang == "en" and (found := name_exists(folder, q.name)):
+                invalid.append(f"{q.qid}: `{q.name}` found in {found[:3]}")
+            if any(q.qid.rsplit("-", 1)[0] in i for i in invalid):
+                continue
+            v = judge(q, ask(q, folder, storage_for(c, args.lexical)))
+            verdicts.append(v)
+            print(f"{'OK ' if v['ok'] else 'MISS'} {q.qid} {v}", file=sys.stderr)
+    for lang in ("en", "pt", ""):
+        group = [v for v in verdicts if v["id"].endswith(lang)] if lang else verdicts
+        if group:
+            ok = sum(v["ok"] for v in group)
+            print(f"{lang or 'all'}: {ok}/{len(group)} answered 'does not exist' with the "
+                  f"neighbour cited ({100 * ok / len(group):.0f} %)")  # fmt: skip
+    for i in invalid:
+        print(f"invalid block: {i}")
+    if args.out:
+        args.out.write_text(json.dumps({"verdicts": verdicts, "invalid": invalid}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
