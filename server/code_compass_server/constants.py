@@ -253,3 +253,8 @@ SEARCH_ANSWER_WEIGHTS: dict[str, dict[str, float]] = {
 }  # fmt: skip
 SEARCH_THRESHOLD: dict[str, float] = {"hybrid": 60.078, "lexical": 36.205, "semantic": 14.646}
 SEARCH_RANK_SLOPE: dict[str, float] = {"hybrid": 0.1, "lexical": 0.1, "semantic": 0.1}
+
+# Ignore matching (#32): one path against every ignore rule of its folder stack may use
+# at most this long; past it the path is skipped with reason "ignore_budget" instead of
+# stalling the scan. The matcher is linear, so only absurd rule files come near it.
+IGNORE_PATH_BUDGET_S = 0.1

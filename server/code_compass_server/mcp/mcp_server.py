@@ -21,7 +21,6 @@ from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from code_compass_server import __version__
@@ -29,6 +28,7 @@ from code_compass_server.constants import MCP_ROOTS_WAIT_S
 from code_compass_server.engine import Engine
 from code_compass_server.errors import InputError
 from code_compass_server.mcp.calls import CodeTools
+from code_compass_server.mcp.stdio_guard import guarded_stdio
 from code_compass_server.mcp.tools import SERVER_INSTRUCTIONS, TOOL_SPECS, TOOLS_BY_NAME, ToolSpec
 from code_compass_server.settings import EngineSettings
 
@@ -242,7 +242,7 @@ def run_stdio(
         server = CompassMcpServer(tools, given_workspaces=bool(workspaces))
 
         async def serve() -> None:
-            async with stdio_server() as (read, write):
+            async with guarded_stdio() as (read, write):
                 await server.sdk.run(read, write, server.sdk.create_initialization_options())
 
         anyio.run(serve)
