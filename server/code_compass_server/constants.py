@@ -258,3 +258,5 @@ SEARCH_RANK_SLOPE: dict[str, float] = {"hybrid": 0.1, "lexical": 0.1, "semantic"
 # at most this long; past it the path is skipped with reason "ignore_budget" instead of
 # stalling the scan. The matcher is linear, so only absurd rule files come near it.
 IGNORE_PATH_BUDGET_S = 0.1
+# Below this much free space on the index's file system, status reports "disk full" (#32).
+STORAGE_MIN_FREE_BYTES = 1 << 20
