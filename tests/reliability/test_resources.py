@@ -6,6 +6,7 @@ Disk full is real: the index lives on a small tmpfs (mounting needs root; skippe
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from code_compass_server.errors import resource_exhaustion
-from tests.reliability.attacks import module_text
+from tests.reliability.attacks import module_text, read_state
 
 EXIT_RESOURCES = 4  # cli/__init__.py; README "Exit codes"
 MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "build"
@@ -62,6 +63,13 @@ def test_disk_full_is_one_line_and_the_next_run_repairs(tmp_path: Path, small_di
     status = _cli(small_disk, "status", "--workspace", str(ws), "--json")
     assert status.returncode == 0, status.stderr
     assert "disk full" in status.stdout  # lastError
+    # Counts are true: no chunk is flagged embedded whose vector the store did not commit.
+    state = read_state(small_disk, ws)
+    assert state.error == "" and state.embedded <= state.vectors, len(
+        state.embedded - state.vectors
+    )
+    reported = json.loads(status.stdout)["projects"][0]["embedded"]
+    assert reported == len(state.embedded)
 
     subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
     again = _cli(small_disk, "index", "--workspace", str(ws))
