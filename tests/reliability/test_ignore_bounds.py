@@ -126,3 +126,51 @@ def test_ctrl_c_stops_a_scan_within_seconds(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_agrees_with_pathspec_on_random_rule_sets() -> None:
+    """The previous matcher (pathspec, still a dependency) as the reference, on patterns it
+    handles fast; the one intended difference: `x/**` does not match the folder `x/` itself."""
+    pathspec = pytest.importorskip("pathspec")
+    import random
+
+    pats = [
+        "*.pyc",
+        "build/",
+        "/dist",
+        "foo",
+        "foo/",
+        "a/b",
+        "a/**/b",
+        "**/c",
+        "x/**",
+        "*.min.js",
+        "[ab]*.py",
+        "?.py",
+        "doc/*.md",
+        "!keep.py",
+        "**/node/*",
+        "a*b*c",
+        "\\#x",
+        "src/**/test_*.py",
+        "*",
+        "d?r/",
+        "[!a]*.txt",
+        "lib/**/",
+        "e[0-9].py",
+    ]
+    paths = ["a.pyc", "x/a.pyc", "build/", "build/x.py", "y/build/", "y/build", "dist/",
+             "y/dist/", "foo", "foo/", "z/foo/q.py", "a/b", "a/x/y/b", "a/b/", "c", "q/c/",
+             "x/y", "x/y/z.py", "app.min.js", "a1.py", "b.py", "1.py", "doc/a.md",
+             "doc/x/a.md", "keep.py", "z/node/m.js", "aXbYc", "#x", "src/test_a.py",
+             "src/p/q/test_b.py", "dir/", "dar/x", "b.txt", "a.txt", "lib/x/", "e5.py"]  # fmt: skip
+    rng = random.Random(32)
+    differ = []
+    for _ in range(400):
+        rules = rng.sample(pats, rng.randint(1, 4))
+        spec = pathspec.GitIgnoreSpec.from_lines(rules)
+        ours = GlobMatcher(rules)
+        for path in paths:
+            if (spec.check_file(path).include is True) != ours.matches(path):
+                differ.append((rules, path))
+    assert differ == []
