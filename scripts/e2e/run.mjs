@@ -749,13 +749,29 @@ async function main() {
       await waitFor(async () => STATUS_LINE.test(await latestResponse.innerText()), 15_000, "the state and confidence line");
       return latestResponse;
     };
+    // The chat input's text as the editor shows it (non-breaking spaces as spaces).
+    const chatInputText = async () =>
+      (await page.locator(".interactive-input-part .view-lines").first().innerText()).replace(/\u00a0/g, " ").trim();
+    const suggestOpen = () => page.locator(".interactive-input-part .suggest-widget.visible, .monaco-workbench .suggest-widget.visible").first().isVisible().catch(() => false);
     const askInChat = async (question, count) => {
       await runPaletteCommand(page, "E2E: Use the Fake Model in Chat"); // opens the chat view and focuses its input
       await page.locator(".interactive-input-part").first().waitFor({ timeout: 15_000 });
-      await page.waitForTimeout(300);
+      // Wait on state, not time: the input's editor has the keyboard focus.
+      await waitFor(() => page.evaluate(() => !!document.activeElement?.closest(".interactive-input-part")), 15_000, "the chat input focused");
       await page.keyboard.press("Control+A"); // the sticky "@compass" of the last turn is typed again below
-      await page.keyboard.type(`@compass ${question}`, { delay: 5 });
+      await page.keyboard.press("Delete");
+      await waitFor(async () => (await chatInputText()) === "", 5000, "an empty chat input");
+      // Inserted at once, not typed key by key: typed, the participant completion could turn
+      // "@compass …" into "@agent" under load (a suggestion accepted by the space or Enter).
+      await page.keyboard.insertText(`@compass ${question}`);
+      if (await suggestOpen()) await page.keyboard.press("Escape");
+      await waitFor(async () => !(await suggestOpen()) && (await chatInputText()).startsWith("@compass "), 5000, "the question addressed to @compass");
       await page.keyboard.press("Enter");
+      // The request row names the participant it went to: fail fast if it is not @compass.
+      const request = page.locator(".interactive-list .interactive-item-container.interactive-request").last();
+      await waitFor(async () => (await request.innerText().catch(() => "")).includes(question.slice(0, 20)), 15_000, "the sent request in the chat list");
+      const sentTo = /@\w+/.exec(await request.innerText())?.[0];
+      if (sentTo && sentTo !== "@compass") throw new Error(`the chat sent the question to ${sentTo}, not @compass`);
       return waitForChatAnswer(count);
     };
 

@@ -272,3 +272,9 @@ SEARCH_RANK_SLOPE: dict[str, float] = {"hybrid": 0.1, "lexical": 0.1, "semantic"
 # The team index (team/): its URL and the shared project's name, for every front door.
 ENV_DATABASE_URL = "CODE_COMPASS_DATABASE_URL"
 ENV_PROJECT = "CODE_COMPASS_PROJECT"
+# Ignore matching (#32): one path against every ignore rule of its folder stack may use
+# at most this long; past it the path is skipped with reason "ignore_budget" instead of
+# stalling the scan. The matcher is linear, so only absurd rule files come near it.
+IGNORE_PATH_BUDGET_S = 0.1
+# Below this much free space on the index's file system, status reports "disk full" (#32).
+STORAGE_MIN_FREE_BYTES = 1 << 20

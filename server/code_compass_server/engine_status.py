@@ -7,12 +7,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from code_compass_server.constants import STORAGE_MIN_FREE_BYTES
 from code_compass_server.embed.links import EmbeddingLinks
 from code_compass_server.errors import WorkspaceError
 from code_compass_server.index.live_progress import (
@@ -87,6 +89,18 @@ def collect_status(
     )
 
 
+def _storage_short(directory: Path) -> str:
+    """ "disk full in <folder>" when the index's file system has (almost) no room left: a run
+    that failed for it is over, but status must still say why the counts stop (#32)."""
+    try:
+        free = shutil.disk_usage(directory).free
+    except OSError:
+        return ""
+    if free >= STORAGE_MIN_FREE_BYTES:
+        return ""
+    return f"disk full in {directory}: {free} bytes free"
+
+
 def _project_status(
     name: str, registry: ProjectRegistry, scheduler: IndexScheduler, embeddings: EmbeddingLinks
 ) -> ProjectStatus | None:
@@ -103,6 +117,8 @@ def _project_status(
     # An embedding worker failing right now (or dead) is an error the user must see.
     embed_error = embed.error if embed is not None and embed.error else ""
     last_error = state.last_error or (f"embedding: {embed_error}" if embed_error else "")
+    if not last_error:
+        last_error = _storage_short(p.directory)
     has_vectors = embeddings.has_vectors(name)
     phase = state.phase.phase
     client = client_state("error" if embed_error else phase, counts, has_embeddings=has_vectors)

@@ -14,6 +14,7 @@ import re
 
 from code_compass_server.answer.messages import CATALOGUES, EN, Messages, kind_name
 from code_compass_server.answer.reread import Evidence
+from code_compass_server.answer.text_escape import inline
 from code_compass_server.depth.terms import content_terms
 
 EXCERPT_LINES = 4  # consecutive lines quoted per passage
@@ -100,11 +101,11 @@ def extractive_answer(evidences: list[Evidence], msg: Messages = EN, question: s
     for ev in evidences:
         by_file.setdefault(ev.path, []).append(ev)
     for path, group in by_file.items():
-        out.append(f"**{path}**")
+        out.append(f"**{inline(path)}**")
         for ev in group:
             name = f"`{ev.hit.symbol}` " if ev.hit.symbol else ""
             kind = f"{kind_name(msg, ev.hit.kind)} " if ev.hit.kind and ev.hit.symbol else ""
-            where = f"{ev.path}:{ev.start_line}-{ev.end_line}"
+            where = f"{inline(ev.path)}:{ev.start_line}-{ev.end_line}"
             out.append(
                 msg.extractive_item.format(
                     kind=kind, name=name, where=where, gist="", id=f"[{ev.id}]"

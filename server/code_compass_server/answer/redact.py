@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from code_compass_server.index.secrets_detect import find_secrets, mask
+from code_compass_server.index.secrets_detect import find_secrets, mask, names_code
 
 MASK = "[REDACTED]"
 
@@ -128,6 +128,8 @@ class Redactor:
             q = m.group("q") or ""
             val = m.group("qval") if q else m.group("val")
             if _BENIGN_VALUE.match(val) or (not q and _looks_like_identifier(val)):
+                return m.group(0)
+            if names_code(val, quoted=bool(q)):
                 return m.group(0)
             if MASK in val:
                 return m.group(0)

@@ -31,7 +31,7 @@ from code_compass_server.constants import (
     MAX_TOP_K,
     MIN_TOP_K,
 )
-from code_compass_server.errors import InputError
+from code_compass_server.errors import InputError, resource_exhaustion
 from code_compass_server.team.connection import TeamIndexUnavailable
 from code_compass_server.validation import SEARCH_MODES
 
@@ -39,6 +39,7 @@ EXIT_BAD_INPUT = 2
 EXIT_BUSY = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+EXIT_RESOURCES = 4  # disk full, out of memory, too many open files (#32)
 ENV_LOG_LEVEL = "CODE_COMPASS_LOG"  # DEBUG, INFO, WARNING (default) or ERROR; -v means INFO
 _LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 _SERVE_LOG_FORMAT = "%(asctime)s " + _LOG_FORMAT  # a long-running server: when it happened
@@ -227,6 +228,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except Exception as exc:  # the machine ran out of something: one line, not a traceback
+        cause = resource_exhaustion(exc)
+        if cause is None:
+            raise
+        from code_compass_server.storage import storage_base
+
+        where = storage_base(getattr(args, "storage", None))
+        sys.stderr.write(
+            f"code-compass: {cause} in {where} ({exc}); free some and run again: the next run "
+            "repairs what this one left\n"
+        )
+        return EXIT_RESOURCES
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from code_compass_server.answer.text_escape import block, inline
 from code_compass_server.constants import MAX_TOP_K, MIN_TOP_K
 from code_compass_server.engine import Engine
 from code_compass_server.engine_status import status_to_json
@@ -103,8 +104,9 @@ def _check_language(engine: Engine, params: Any) -> None:
 
 
 def _format_hit(h: SearchHit) -> str:
-    head = f"{h.path}:{h.start_line}-{h.end_line}  {h.score:.3f}  {h.kind} {h.symbol}".rstrip()
-    body = "\n".join("    " + line for line in h.snippet.split("\n")[:6])
+    path, kind, symbol = inline(h.path), inline(h.kind), inline(h.symbol)
+    head = f"{path}:{h.start_line}-{h.end_line}  {h.score:.3f}  {kind} {symbol}".rstrip()
+    body = "\n".join("    " + inline(line) for line in h.snippet.split("\n")[:6])
     return f"{head}\n{body}"
 
 
@@ -153,7 +155,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 print_json(out)
             else:
                 if qid is not None:
-                    print(f"# {qid}")
+                    print(f"# {inline(qid)}")
                 if not hits:
                     print(search_reason(hits) or "no hits")
                 for h in hits:
@@ -180,8 +182,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     else:
         for p in status["projects"]:
             print(
-                f"{p['name']} ({p['root']}): {p['files']} files, {p['chunks']} chunks, "
-                f"{p['embedded']}/{p['embedTotal']} embedded, index at {p['storage']}"
+                f"{inline(p['name'])} ({inline(p['root'])}): {p['files']} files, "
+                f"{p['chunks']} chunks, {p['embedded']}/{p['embedTotal']} embedded, "
+                f"index at {inline(p['storage'])}"
             )
     return 0
 
@@ -210,7 +213,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         _check_language(engine, checked)
         stream = not args.json and sys.stdout.isatty()
         answer = engine.ask(
-            request, on_text=(lambda t: print(t, end="", flush=True)) if stream else None
+            request, on_text=(lambda t: print(block(t), end="", flush=True)) if stream else None
         )
     finally:
         engine.close()
@@ -230,13 +233,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     )
     for e in answer["evidences"]:
         print(
-            f"  [{e['id']}] {e['path']}:{e['startLine']}-{e['endLine']}"
+            f"  [{e['id']}] {inline(e['path'])}:{e['startLine']}-{e['endLine']}"
             f"  {msg.label_score} {e['score']:.2f}"
         )
     for c in conf.get("caveats", []):
-        print(f"  {msg.label_caveat}: {c}")
+        print(f"  {msg.label_caveat}: {inline(c)}")
     for s in answer.get("suggestions", []):
-        print(f"  {msg.label_suggestion}: {s}")
+        print(f"  {msg.label_suggestion}: {inline(s)}")
     return 0
 
 
@@ -252,12 +255,12 @@ def _print_answer_text(answer: dict[str, Any], msg: Messages, *, streamed: bool)
         if flagged:
             print("\n")
             for line in flagged:
-                print(f"  {line}")
+                print(f"  {inline(line)}")
     else:
-        print(text)
+        print(block(text))
     if answer.get("searched"):
-        print(f"\n{answer['searched']}")
+        print(f"\n{block(answer['searched'])}")
     if legend:
         print()
         for line in legend:
-            print(f"  {line}")
+            print(f"  {inline(line)}")

@@ -9,6 +9,7 @@ process that only reads never saves the store nor changes a flag.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 
 from code_compass_server.embed.cache import EmbeddingCache
@@ -38,6 +39,11 @@ class ProjectEmbeddings:
             writable=lambda: not project.read_only,
         )
         self._reconciled = False
+        # Embedded but not yet in a committed save: flagged in the catalog only once the
+        # store's save is durable, so `embedded` never counts a vector a full disk lost (#32).
+        self._unsaved: set[str] = set()
+        self._unsaved_lock = threading.Lock()
+        self.store.set_commit_hooks(self._take_unsaved, self._flag_saved, self._keep_unsaved)
         if not project.read_only:
             self._reconcile()
         project.on_writer.append(self._became_writer)
@@ -99,16 +105,32 @@ class ProjectEmbeddings:
     def _fetch(self, n: int) -> Sequence[PendingChunk]:
         if self.project.read_only or not self._reconciled:
             return []
-        return [
-            to_pending(self.project.name, r) for r in self.project.catalog.pending_embeddings(n)
-        ]
+        with self._unsaved_lock:
+            unsaved = set(self._unsaved)
+        rows = self.project.catalog.pending_embeddings(n + len(unsaved))
+        return [to_pending(self.project.name, r) for r in rows if r.id not in unsaved][:n]
 
     def _pending(self) -> int:
         rows = self.project.catalog._query("SELECT COUNT(*) FROM chunks WHERE embedded = 0")
-        return int(rows[0][0])  # type: ignore[call-overload]
+        with self._unsaved_lock:
+            return max(0, int(rows[0][0]) - len(self._unsaved))  # type: ignore[call-overload]
 
     def _done(self, chunk_ids: list[str]) -> None:
-        self.project.catalog.mark_embedded(chunk_ids)
+        with self._unsaved_lock:
+            self._unsaved.update(chunk_ids)
+
+    def _take_unsaved(self) -> list[str]:
+        with self._unsaved_lock:
+            return list(self._unsaved)
+
+    def _flag_saved(self, chunk_ids: list[str]) -> None:
+        if chunk_ids:
+            self.project.catalog.mark_embedded(chunk_ids)
+            with self._unsaved_lock:
+                self._unsaved.difference_update(chunk_ids)
+
+    def _keep_unsaved(self, _chunk_ids: list[str]) -> None:
+        """The save failed: they stay unflagged, and stay out of the fetch until one commits."""
 
     def paths_replaced(self, paths: list[str]) -> None:
         """Old chunks of these paths are gone from the catalog: drop their vectors."""

@@ -153,6 +153,12 @@ class VectorStore:
         self._save_lock = threading.Lock()
         self._generation = 0
         self._dirty = False
+        # (take, committed, failed): what the caller has waiting on the next save, handed
+        # back once that save committed (or failed), so flags never run ahead of the disk.
+        self._commit_hooks: (
+            tuple[Callable[[], list[str]], Callable[[list[str]], None], Callable[[list[str]], None]]
+            | None
+        ) = None
         self._reset(_MIN_CAPACITY)
         directory.mkdir(parents=True, exist_ok=True)
         self._load()
@@ -282,21 +288,38 @@ class VectorStore:
             self._load()
             self._publish()
 
+    def set_commit_hooks(
+        self,
+        take: Callable[[], list[str]],
+        committed: Callable[[list[str]], None],
+        failed: Callable[[list[str]], None],
+    ) -> None:
+        """`take()` runs as a save takes its snapshot (under the writers' lock, so what it
+        returns was added before); `committed(taken)` once that save is durable, `failed(taken)`
+        if it was not."""
+        self._commit_hooks = (take, committed, failed)
+
     def save(self) -> None:
         """Write a new generation and commit it atomically (crash-safe). Writer only."""
         if not self._writable():
             raise PermissionError(f"vector store {self.directory}: another process writes it")
+        hooks = self._commit_hooks
         with self._save_lock:
             with self._lock:
                 snap = self._snapshot
                 self._dirty = False
                 generation = self._generation + 1
+                taken = hooks[0]() if hooks is not None else []
             try:
                 self._write_generation(snap, generation)
             except BaseException:
                 self._dirty = True
+                if hooks is not None:
+                    hooks[2](taken)
                 raise
             self._generation = generation
+            if hooks is not None:
+                hooks[1](taken)
             self._remove_stale_files()
 
     def close(self) -> None:

@@ -30,6 +30,7 @@ from code_compass_server.constants import EMBED_WORKER_BATCH, EMBED_WORKER_FLUSH
 from code_compass_server.embed.cache import EmbeddingCache
 from code_compass_server.embed.split import model_texts
 from code_compass_server.embed.vectors import VectorItem, VectorStore
+from code_compass_server.errors import resource_exhaustion
 from code_compass_server.records import text_hash
 
 log = logging.getLogger(__name__)
@@ -249,8 +250,15 @@ class EmbeddingWorker:
                     self._last_flush = now
             except Exception as exc:  # keep the server alive; report it, retry with back-off
                 self._failures += 1
-                log.exception("embedding round failed (%d in a row)", self._failures)
-                self._error = f"{type(exc).__name__}: {exc}"
+                cause = resource_exhaustion(exc)
+                if cause is None:
+                    log.exception("embedding round failed (%d in a row)", self._failures)
+                    self._error = f"{type(exc).__name__}: {exc}"
+                else:  # the machine, not the code: one line, no traceback (#32)
+                    self._error = f"{cause}: {exc}"
+                    log.warning(
+                        "embedding round failed (%d in a row): %s", self._failures, self._error
+                    )
                 self._stop.wait(min(RETRY_MAX_S, RETRY_S * 2 ** (self._failures - 1)))
                 continue
             if self._failures:

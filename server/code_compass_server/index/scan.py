@@ -17,6 +17,7 @@ from code_compass_server.constants import DEFAULT_MAX_FILE_BYTES
 from code_compass_server.index.ignore import (
     VENV_MARKER,
     GlobMatcher,
+    IgnoreBudgetExceeded,
     IgnoreStack,
     is_default_excluded_dir,
     is_default_excluded_file,
@@ -40,6 +41,7 @@ SKIP_SYMLINK_DIR = (
 SKIP_UNSUPPORTED = "unsupported_type"
 SKIP_TOO_LARGE = "too_large"
 SKIP_UNREADABLE = "unreadable"
+SKIP_IGNORE_BUDGET = "ignore_budget"  # ignore rules took longer than IGNORE_PATH_BUDGET_S
 SKIP_MISSING = "missing"  # classify_path only: the path no longer exists (or is a directory)
 
 
@@ -97,10 +99,17 @@ class _Rules:
             return SKIP_SECRET
         if is_default_excluded_dir(name, rel_dir):
             return SKIP_DEFAULT_EXCLUDED
-        if is_gitignored(rel_dir, stack):
-            return SKIP_GITIGNORED
-        if self.exclude is not None and self.exclude.matches(rel_dir):
-            return SKIP_EXCLUDED
+        return self._rule_reason(rel_dir, stack)
+
+    def _rule_reason(self, rel: str, stack: IgnoreStack) -> str | None:
+        """.gitignore files and the `exclude` setting; a path too costly to judge is skipped."""
+        try:
+            if is_gitignored(rel, stack):
+                return SKIP_GITIGNORED
+            if self.exclude is not None and self.exclude.matches(rel):
+                return SKIP_EXCLUDED
+        except IgnoreBudgetExceeded:
+            return SKIP_IGNORE_BUDGET
         return None
 
     def file_reason(self, rel: str, stack: IgnoreStack) -> str | None:
@@ -109,16 +118,15 @@ class _Rules:
             return SKIP_SECRET
         if is_default_excluded_file(rel):
             return SKIP_DEFAULT_EXCLUDED
-        if is_gitignored(rel, stack):
-            return SKIP_GITIGNORED
-        if self.exclude is not None and self.exclude.matches(rel):
-            return SKIP_EXCLUDED
-        return None
+        return self._rule_reason(rel, stack)
 
     def type_reason(self, rel: str, language: str | None) -> str | None:
         """After the exclusions and the symlink check: the include list and file type."""
-        if self.include is not None and not self.include.matches(rel):
-            return SKIP_NOT_INCLUDED
+        try:
+            if self.include is not None and not self.include.matches(rel):
+                return SKIP_NOT_INCLUDED
+        except IgnoreBudgetExceeded:
+            return SKIP_IGNORE_BUDGET
         if language is None and not (self.documents is not None and self.documents.matches(rel)):
             return SKIP_UNSUPPORTED
         return None

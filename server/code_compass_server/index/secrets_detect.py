@@ -13,6 +13,11 @@ inert rendering (nothing secret becomes a link).
   Markdown are scanned like code and config (`the admin password: Tr0ub4dor&3`).
 - `PREFIXED`: token formats from the gitleaks catalogue that detect-secrets does not know.
 - `PROSE`: a secret word followed by "is"/"was" and a value with a digit or symbol.
+- `NEAR` (#32): a random-looking token (letters and digits mixed, high entropy) within a few
+  words of a credential word or a service name, on the same line: "auth token <hex>",
+  "twilio: <hex>", "Use <hex> to call Twilio." - the way secrets are written in Markdown,
+  bullets and comments. Digests next to "sha"/"commit"/"checksum" words are left alone.
+- `STATED`: a password stated in words ("still uses the password Winter2019! for its UI").
 
 Hex entropy is left out on purpose: digests, colours and ids are hex and common in code; hex
 keys next to a secret word are caught by the keyword rules.
@@ -20,7 +25,9 @@ keys next to a secret word are caught by the keyword rules.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -85,10 +92,45 @@ PROSE = re.compile(
     r"|private[ _-]?key|credentials?)\b(?:\s+[\w@.-]+){0,4}?\s*(?:\bis\b|\bwas\b|\bare\b"
     r"|:|=|->|→)\s*[`'\"*]*(?P<val>[^\s`'\"*,;()<>\[\]]{6,})"
 )
+# Credential words and service names that make a nearby random token a secret.
+NEAR_WORDS = re.compile(
+    r"(?i)(?<![a-z])(?:passwords?|passwd|passphrase|passcode|secrets?|tokens?|api[ _-]?keys?"
+    r"|apikey|access[ _-]?keys?|auth|credentials?|sid|bearer|private[ _-]?key|signing[ _-]?key"
+    r"|client[ _-]?secret|webhook|login|twilio|stripe|aws|github|gitlab|bitbucket|slack"
+    r"|sendgrid|mailgun|mailchimp|heroku|azure|gcp|openai|anthropic|datadog|sentry|pagerduty"
+    r"|okta|auth0|firebase|cloudflare|digitalocean|twitter|paypal|braintree|shopify|npm|pypi"
+    r"|docker|jenkins|circleci|vault|algolia|mapbox|segment|newrelic|postmark|plaid|square"
+    r"|telegram|discord|zendesk|intercom|hubspot|salesforce|jira|atlassian|linear|notion"
+    r"|airtable|dropbox|box|nexmo|vonage|messagebird|pusher|supabase|vercel|netlify|render)"
+    r"(?![a-z])"
+)
+# Words that say a nearby hex string is a digest or an id, not a credential.
+DIGEST_WORDS = re.compile(
+    r"(?i)(?<![a-z])(?:sha\d*|md5|hash(?:es)?|digest|checksum|commit|rev(?:ision)?|etag"
+    r"|fingerprint|integrity|uuid|guid|colou?r|nonce|salt|example|sample|dummy|fake)(?![a-z])"
+)
+NEAR_TOKEN = re.compile(r"(?<![A-Za-z0-9_+/.$%-])[A-Za-z0-9_+/-]{16,}={0,2}(?![A-Za-z0-9_+/=$%-])")
+NEAR_WINDOW_CHARS = 80  # how far (same line) a credential word may be from the token
+NEAR_MIN_ENTROPY = 3.0  # bits per character: random hex of 16+ chars is ~3.5 and up
+NEAR_MIN_SWITCHES = 3  # letter/digit alternations: identifiers have few (`sha256_v2`: 2)
+# "uses the password Winter2019! for", "password of 'x9!kQ'", "passcode 493817".
+STATED = re.compile(
+    r"(?i)\b(?:password|passphrase|passcode|pin)\s+(?:of\s+|is\s+)?[`'\"]?"
+    r"(?P<val>[^\s`'\",;()<>\[\]]{6,})"
+)
 # A prose value counts when it has a digit or a symbol: `is get_password()` or `is valid` do not.
 _HAS_NON_LETTER = re.compile(r"[0-9!@#$%^&*+=~?]")
 # Unquoted values that are code: names, calls, type expressions (`tuple[tuple[str`).
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_.\[\],|]*(?:\(\)?)?")
+# Unquoted code: a name, attribute path or call, maybe cut inside its arguments
+# (`make_password(raw_password`, `self.cleaned_data.get(password1_field_name`).
+_CODE_VALUE = re.compile(r"[A-Za-z_][\w.]*(?:\(.*|\[.*)?|[a-z_]+\d?")
+# A quoted value in lower case that itself holds a secret word names a field or a setting.
+_FIELD_NAME = re.compile(
+    r"(?=.*(?:pass|secret|token|key|pwd|credential|auth))[a-z_][a-z0-9_ -]*",
+)
+# One short lower-case word (`SECRET_KEY = "config"`, `password="test"`): a test fixture.
+_TEST_WORD = re.compile(r"[a-z]{1,8}")
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\[REDACTED\]|none|null|true|false|changeme|example|placeholder|redacted|xxx+|\*+"
     r"|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|%\(?[a-z_]+\)?s?)$"
@@ -149,12 +191,24 @@ def _benign(value: str, line: str, quoted: bool) -> bool:
     v = value.strip("'\"`")
     if len(v) < MIN_SECRET_CHARS or _PLACEHOLDER.match(v):
         return True
-    if not quoted and _IDENTIFIER.fullmatch(v):
-        return True  # `password: str`, `token = get_token()`: code, not a value
+    if not quoted and (_IDENTIFIER.fullmatch(v) or _CODE_VALUE.fullmatch(v) or v.isdigit()):
+        return True  # `password: str`, `token = get_token()`, `timeout = 3600`: code
+    if quoted and (_FIELD_NAME.fullmatch(v) or _TEST_WORD.fullmatch(v)):
+        return True  # `"password1"`, `"_password_reset_token"`: it names a field
+
     h = _plugins().heuristics
     return h is not None and bool(
         h.is_templated_secret(v) or h.is_prefixed_with_dollar_sign(v) or h.is_sequential_string(v)
     )
+
+
+def names_code(value: str, quoted: bool) -> bool:
+    """True when a value assigned to a secret-named thing is code or a field name, not a
+    secret (`make_password(raw`, `"password1"`)."""
+    v = value.strip("'\"`")
+    if quoted:
+        return bool(_FIELD_NAME.fullmatch(v) or _TEST_WORD.fullmatch(v))
+    return bool(_IDENTIFIER.fullmatch(v) or _CODE_VALUE.fullmatch(v))
 
 
 def _keyword_value(line: str, m: re.Match[str], group: int) -> tuple[str, bool]:
@@ -205,9 +259,70 @@ def _line_spans(line: str, base: int) -> Iterator[SecretSpan]:
             yield SecretSpan(base + m.start(), base + m.end(), kind)
     for m in PROSE.finditer(line):
         value = m.group("val").rstrip(".:!?")
+        if _digest(value, line):
+            continue
         if _HAS_NON_LETTER.search(value) and not _benign(value, line, quoted=True):
             yield SecretSpan(
                 base + m.start("val"), base + m.start("val") + len(value), "prose_secret"
+            )
+
+
+def _digest(value: str, context: str) -> bool:
+    """A hex value beside a digest word ("sha256 checksum ...: <hex>") is not a credential."""
+    hexdigits = "0123456789abcdefABCDEF"
+    return all(ch in hexdigits for ch in value) and bool(DIGEST_WORDS.search(context))
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _random_looking(token: str) -> bool:
+    """Mixed letters and digits with high entropy, not an identifier or a UUID."""
+    core = token.strip("=")
+    digits = sum(ch.isdigit() for ch in core)
+    letters = sum(ch.isalpha() for ch in core)
+    if digits < 2 or letters < 2 or _entropy(core) < NEAR_MIN_ENTROPY:
+        return False
+    switches = sum(
+        1
+        for a, b in itertools.pairwise(core)
+        if a.isdigit() != b.isdigit() and a.isalnum() and b.isalnum()
+    )
+    if switches < NEAR_MIN_SWITCHES:
+        return False
+    h = _plugins().heuristics
+    return not (h is not None and h.is_potential_uuid(core))
+
+
+def _near_spans(line: str, base: int) -> Iterator[SecretSpan]:
+    if not NEAR_WORDS.search(line):
+        return
+    for m in NEAR_TOKEN.finditer(line):
+        token = m.group(0)
+        if not _random_looking(token):
+            continue
+        lo, hi = max(0, m.start() - NEAR_WINDOW_CHARS), m.end() + NEAR_WINDOW_CHARS
+        around = line[lo : m.start()] + " " + line[m.end() : hi]
+        if not NEAR_WORDS.search(around):
+            continue
+        if _digest(token, around):
+            continue
+        yield SecretSpan(base + m.start(), base + m.end(), "near_credential_word")
+    for m in STATED.finditer(line):
+        value = m.group("val").rstrip(".:!?")
+        if (
+            _HAS_NON_LETTER.search(value)
+            and not _benign(value, line, quoted=True)
+            and not _IDENTIFIER.fullmatch(value)
+            and not re.fullmatch(r"[\w.]+\(.*|[a-z_]+\.[a-z_.]+", value)
+        ):
+            yield SecretSpan(
+                base + m.start("val"), base + m.start("val") + len(value), "stated_password"
             )
 
 
@@ -218,9 +333,12 @@ def find_secrets(text: str) -> list[SecretSpan]:
     for line in text.splitlines(keepends=True):
         if len(line.strip()) >= MIN_SECRET_CHARS:
             spans.extend(_line_spans(line, base))
+            spans.extend(_near_spans(line, base))
         base += len(line)
     for m in PROSE.finditer(text):  # whole text: prose wraps ("the password for the\n...is")
         value = m.group("val").rstrip(".:!?")
+        if _digest(value, text[max(0, m.start() - NEAR_WINDOW_CHARS) : m.end()]):
+            continue
         if _HAS_NON_LETTER.search(value) and not _benign(value, m.group(0), quoted=True):
             spans.append(SecretSpan(m.start("val"), m.start("val") + len(value), "prose_secret"))
     return merge(spans)

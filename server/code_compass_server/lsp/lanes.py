@@ -4,10 +4,12 @@
 - bulk: search, ask, reindex, workspace changes — each may take seconds, and a client may
   pipeline hundreds of them.
 
-Each lane is its own thread pool: a hover never queues behind a search. While interactive work
-is queued or running, bulk work does not start (for at most `LSP_BULK_YIELD_MAX_S` each, so a
-stream of hovers cannot starve searches): the hover then shares the interpreter only with the
-searches already running, not with the next hundred. The bulk queue is
+Each lane is its own thread pool: a hover never queues behind a search. Bulk work about to
+start first lets the interactive work already queued or running finish (for at most
+`LSP_BULK_YIELD_MAX_S`): the hover then shares the interpreter only with the searches already
+running, not with the next hundred. It waits for those hovers only, not for the lane to be
+idle, so a stream of hovers cannot starve searches (#32). A hover superseded by a newer one
+before it started is dropped with ContentModified (-32801), not served late. The bulk queue is
 bounded; past it a request is refused at once (-32803, "retry later") instead of waiting
 minutes. Every call carries a cancel token (`cancellation.py`): work still queued is
 dropped when its request is cancelled, work running stops at its next checkpoint.
@@ -35,6 +37,7 @@ from code_compass_server.constants import (
 T = TypeVar("T")
 
 REQUEST_FAILED = -32803  # LSP RequestFailed: a valid request the server cannot serve now
+CONTENT_MODIFIED = -32801  # LSP ContentModified: the answer would be out of date
 
 
 class Lane(enum.Enum):
@@ -44,6 +47,10 @@ class Lane(enum.Enum):
 
 class ServerBusy(JsonRpcException):
     CODE = REQUEST_FAILED
+
+
+class Superseded(JsonRpcException):
+    CODE = CONTENT_MODIFIED
 
 
 class Lanes:
@@ -58,12 +65,19 @@ class Lanes:
         self._lock = threading.Lock()
         self._no_interactive = threading.Condition(self._lock)
         self._bulk_pending = 0
-        self._interactive_busy = 0  # queued or running
+        self._next_seq = 0
+        self._interactive: set[int] = set()  # sequence numbers queued or running
+        self._latest: dict[str, int] = {}  # supersede key -> newest sequence number
 
-    async def run(self, lane: Lane, fn: Callable[..., T], *args: Any) -> T:
+    async def run(
+        self, lane: Lane, fn: Callable[..., T], *args: Any, supersede: str | None = None
+    ) -> T:
         """Run `fn(*args)` on `lane` under a fresh cancel token; cancelling the awaiting task
-        (pygls does on `$/cancelRequest`) drops queued work and cancels the token."""
+        (pygls does on `$/cancelRequest`) drops queued work and cancels the token. Interactive
+        work with a `supersede` key is dropped (Superseded) if a newer call with the same key
+        arrived before it started."""
         token = CancelToken()
+        seq = -1
         if lane is Lane.BULK:
             with self._lock:
                 if self._bulk_pending >= self.bulk_queue_max:
@@ -74,14 +88,25 @@ class Lanes:
                 self._bulk_pending += 1
         else:
             with self._lock:
-                self._interactive_busy += 1
+                seq = self._next_seq
+                self._next_seq += 1
+                self._interactive.add(seq)
+                if supersede is not None:
+                    self._latest[supersede] = seq
 
         def call() -> T:
             if lane is Lane.BULK:
                 with self._no_interactive:
+                    before = self._next_seq  # only what is there now, not what comes later
                     self._no_interactive.wait_for(
-                        lambda: self._interactive_busy == 0, LSP_BULK_YIELD_MAX_S
+                        lambda: not self._interactive or min(self._interactive) >= before,
+                        LSP_BULK_YIELD_MAX_S,
                     )
+            elif supersede is not None:
+                with self._lock:
+                    newer = self._latest.get(supersede, seq) != seq
+                if newer:
+                    raise Superseded("a newer request of the same kind replaced this one")
             token.check()  # cancelled while queued (and the future already running)
             with cancel_scope(token):
                 return fn(*args)
@@ -97,7 +122,9 @@ class Lanes:
                 if lane is Lane.BULK:
                     self._bulk_pending -= 1
                 else:
-                    self._interactive_busy -= 1
+                    self._interactive.discard(seq)
+                    if supersede is not None and self._latest.get(supersede) == seq:
+                        del self._latest[supersede]
                     self._no_interactive.notify_all()
 
     def shutdown(self) -> None:

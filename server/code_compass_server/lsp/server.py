@@ -130,13 +130,17 @@ class CodeCompassServer(LanguageServer):
         return await self.run_blocking(fn, *args, lane=Lane.BULK)
 
     async def run_blocking(
-        self, fn: Callable[..., T], *args: Any, lane: Lane = Lane.INTERACTIVE
+        self,
+        fn: Callable[..., T],
+        *args: Any,
+        lane: Lane = Lane.INTERACTIVE,
+        supersede: str | None = None,
     ) -> T:
         """Run a blocking engine call on a request lane; InputError -> -32602; a cancelled
         request -> -32800 (pygls answers it when the awaiting task ends cancelled)."""
         self.loop = asyncio.get_running_loop()
         try:
-            return await self.lanes.run(lane, fn, *args)
+            return await self.lanes.run(lane, fn, *args, supersede=supersede)
         except InputError as err:
             raise invalid_params(err) from None
         except Cancelled:

@@ -21,14 +21,15 @@ from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from code_compass_server import __version__
 from code_compass_server.constants import MCP_ROOTS_WAIT_S
 from code_compass_server.engine import Engine
 from code_compass_server.errors import InputError
-from code_compass_server.mcp.calls import CodeTools
+from code_compass_server.mcp.calls import CodeTools, ToolOutput
+from code_compass_server.mcp.result_redaction import redact_output
+from code_compass_server.mcp.stdio_guard import guarded_stdio
 from code_compass_server.mcp.tools import SERVER_INSTRUCTIONS, TOOL_SPECS, TOOLS_BY_NAME, ToolSpec
 from code_compass_server.settings import EngineSettings
 
@@ -215,7 +216,7 @@ class CompassMcpServer:
         if need_roots is not None:
             return need_roots
         try:
-            out = await anyio.to_thread.run_sync(self._tools.call, params.name, params.arguments)
+            out = await anyio.to_thread.run_sync(self._call_redacted, params.name, params.arguments)
         except InputError as err:  # the CLI prints "code-compass: <field>: <message>"
             return _error(f"{err.field}: {err.message}")
         except Exception as exc:
@@ -224,6 +225,9 @@ class CompassMcpServer:
         return types.CallToolResult(
             content=[types.TextContent(text=out.text)], structured_content=out.data
         )
+
+    def _call_redacted(self, name: str, arguments: dict[str, Any] | None) -> ToolOutput:
+        return redact_output(self._tools.call(name, arguments))
 
 
 def _error(message: str) -> types.CallToolResult:
@@ -242,7 +246,7 @@ def run_stdio(
         server = CompassMcpServer(tools, given_workspaces=bool(workspaces))
 
         async def serve() -> None:
-            async with stdio_server() as (read, write):
+            async with guarded_stdio() as (read, write):
                 await server.sdk.run(read, write, server.sdk.create_initialization_options())
 
         anyio.run(serve)

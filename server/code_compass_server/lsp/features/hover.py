@@ -86,7 +86,8 @@ class HoverFeature:
         self.resolver = shared_resolver(ls)
 
     async def hover(self, params: types.HoverParams) -> types.Hover | None:
-        return await self.ls.run_blocking(self.compute_in_foreground, params)
+        # One pointer, one hover: a hover still queued when the next arrives is dropped.
+        return await self.ls.run_blocking(self.compute_in_foreground, params, supersede="hover")
 
     def compute_in_foreground(self, params: types.HoverParams) -> types.Hover | None:
         with self.resolver.foreground():  # background parses and collections wait
