@@ -27,7 +27,10 @@ PACKAGE = "code_compass_server"
 REPO = Path(__file__).resolve().parent.parent
 
 # Shared leaves: records, limits, errors and the JSON-lines log writer every layer may use.
-LEAVES = {"__init__", "cancellation", "constants", "errors", "records", "jsonl_log", "storage"}
+LEAVES = {
+    "__init__", "cancellation", "constants", "errors", "records", "jsonl_log", "storage",
+    "text_escape",  # control characters made visible: every printer may use it
+}  # fmt: skip
 # The engine side: everything below the front doors.
 CORE = LEAVES | {
     "validation",
@@ -52,6 +55,7 @@ ALLOWED: dict[str, set[str]] = {
     "records": set(),
     "jsonl_log": {"constants"},
     "storage": set(),
+    "text_escape": set(),
     "validation": LEAVES,
     "settings": LEAVES | {"index"},  # index.scan.ScanSettings is part of the engine's settings
     # The index knows nothing above it: no search, embeddings, answers or depth.

@@ -46,19 +46,7 @@ from code_compass_server.records import (
 from code_compass_server.search.search_service import SearchService
 from code_compass_server.settings import EngineSettings, SettingsChange, SettingsStore
 from code_compass_server.storage import storage_base
-from code_compass_server.team.engine_glue import (
-    PushProgress,
-    PushSummary,
-    SemanticFn,
-    TeamOptions,
-    push_tree,
-    team_from_env,
-    team_notice,
-    team_registry,
-    team_semantic_channel,
-    team_status,
-    team_watch,
-)
+from code_compass_server.team.options import TeamOptions, team_from_env
 
 if TYPE_CHECKING:  # the answer stack loads with the first question
     import numpy as np
@@ -66,7 +54,9 @@ if TYPE_CHECKING:  # the answer stack loads with the first question
     from code_compass_server.answer.llm import LlmConfig
     from code_compass_server.answer.request import AskRequest
     from code_compass_server.answer.service import AskService
+    from code_compass_server.search.searcher import SemanticFn
     from code_compass_server.symbols.navigation import Lookup, SymbolNavigator
+    from code_compass_server.team.push import PushProgress, PushSummary
 
 log = logging.getLogger(__name__)
 
@@ -92,13 +82,16 @@ class Engine:
         self.settings_store = SettingsStore(settings)
         self.buffers = EditorBuffers()
         self.team = team
-        self.registry = (
-            ProjectRegistry(
+        if team is None:
+            self.registry = ProjectRegistry(
                 storage, self.buffers, self._max_file_bytes, read_shared=not serves_editor
             )
-            if team is None
-            else team_registry(storage, self.buffers, self._max_file_bytes, team, self._scan_for)
-        )
+        else:  # the team backend (numpy, psycopg) loads only when one is configured
+            from code_compass_server.team.engine_glue import team_registry
+
+            self.registry = team_registry(
+                storage, self.buffers, self._max_file_bytes, team, self._scan_for
+            )
         self._publisher = BufferPublisher() if serves_editor else None
         self.embeddings = EmbeddingLinks(storage, settings.embeddings, queries_only=queries_only)
         self.scheduler = IndexScheduler(self.buffers, self._scan_for, self.embeddings)
@@ -196,6 +189,8 @@ class Engine:
     # --- indexing: every write goes through the scheduler ---
     def _team_semantic(self) -> SemanticFn | None:
         """The team index's semantic channel: None while embeddings are off or no model."""
+        from code_compass_server.team.engine_glue import team_semantic_channel
+
         if not self.settings.embeddings:
             return None
         embedder = self.embeddings.query_embedder()
@@ -211,6 +206,8 @@ class Engine:
         progress: Callable[[PushProgress], None] | None = None,
     ) -> list[PushSummary]:
         """Team index: push the working tree of each project (only what the server lacks)."""
+        from code_compass_server.team.engine_glue import push_tree
+
         assert self.team is not None, "push needs a team index"
         out = []
         for name in [project] if project else self.projects():
@@ -318,10 +315,14 @@ class Engine:
 
     def start_watching(self, project: str) -> None:
         proj = self.registry.get(project)
+        on_changes: Callable[[ChangeBatch], None] = self._on_changes
+        if self.team is not None:  # the team index: the watcher feeds the workspace's overlay
+            from code_compass_server.team.engine_glue import team_watch
+
+            on_changes = team_watch(proj)
         with self._lock:
             if project in self._watchers:
                 return
-            on_changes = self._on_changes if self.team is None else team_watch(proj)
             watcher = ProjectWatcher(project, proj.root, on_changes)
             self._watchers[project] = watcher
         watcher.start()
@@ -350,6 +351,8 @@ class Engine:
         if not found:
             return  # outside every workspace root: neither indexed nor published
         if self.team is not None:  # the team index: this workspace's overlay re-checks it
+            from code_compass_server.team.engine_glue import team_notice
+
             team_notice(self.registry.get(found[0]), {found[1]})
         else:
             self.scheduler.submit_paths(found[0], {found[1]}, buffer=True)
@@ -457,6 +460,8 @@ class Engine:
     def status(self) -> EngineStatus:
         """Typed; `status.status_to_json` gives the front doors' wire form."""
         if self.team is not None:
+            from code_compass_server.team.engine_glue import team_status
+
             return team_status(self.registry, self.embeddings, self.storage)
         return collect_status(self.registry, self.scheduler, self.embeddings, self.storage)
 

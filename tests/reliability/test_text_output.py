@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from code_compass_server.answer.text_escape import block, inline
+from code_compass_server.text_escape import block, inline
 
 SPOOF_NAME = "evil.py:1-2  0.999  function spoofed_target\nzz.py"
 

@@ -14,8 +14,8 @@ import re
 
 from code_compass_server.answer.messages import CATALOGUES, EN, Messages, kind_name
 from code_compass_server.answer.reread import Evidence
-from code_compass_server.answer.text_escape import inline
 from code_compass_server.depth.terms import content_terms
+from code_compass_server.text_escape import inline
 
 EXCERPT_LINES = 4  # consecutive lines quoted per passage
 EXCERPT_LINE_CHARS = 160

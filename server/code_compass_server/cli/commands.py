@@ -9,13 +9,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from code_compass_server.answer.text_escape import block, inline
 from code_compass_server.constants import MAX_TOP_K, MIN_TOP_K
 from code_compass_server.engine import Engine
 from code_compass_server.engine_status import status_to_json
 from code_compass_server.errors import InputError
 from code_compass_server.records import SearchHit, search_meta, search_reason
 from code_compass_server.settings import EngineSettings, parse_settings
+from code_compass_server.text_escape import block, inline
 from code_compass_server.validation import ALL_PROJECTS, clamp_top_k, validate_search
 
 if TYPE_CHECKING:

@@ -275,12 +275,15 @@ class EmbeddingLinks:
 
     @staticmethod
     def _progress(link: ProjectEmbeddings) -> IndexProgress:
+        """How far the embedding is, as the index command shows it: vectors computed, saved or
+        not yet (status counts only saved ones: a vector lost to a full disk is not counted)."""
         counts = link.project.catalog.counts()
+        computed = min(counts["chunks"], counts["embedded"] + link.unsaved_count())
         return IndexProgress(
             link.project.name,
             "embedding",
             chunks=counts["chunks"],
-            embedded=counts["embedded"],
+            embedded=computed,
             embed_total=counts["chunks"],
         )
 

@@ -119,6 +119,11 @@ class ProjectEmbeddings:
         with self._unsaved_lock:
             self._unsaved.update(chunk_ids)
 
+    def unsaved_count(self) -> int:
+        """Chunks embedded whose vectors wait for the store's next save."""
+        with self._unsaved_lock:
+            return len(self._unsaved)
+
     def _take_unsaved(self) -> list[str]:
         with self._unsaved_lock:
             return list(self._unsaved)

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from code_compass_server.constants import ENV_DATABASE_URL, ENV_PROJECT
 from code_compass_server.embed.links import EmbeddingLinks
 from code_compass_server.engine_status import EngineStatus, ProjectStatus
 from code_compass_server.errors import WorkspaceError
@@ -26,6 +24,7 @@ from code_compass_server.team.connection import (
     TeamIndexUnavailable,
     connect,
 )
+from code_compass_server.team.options import TeamOptions, team_from_env
 from code_compass_server.team.push import (
     Pusher,
     PushProgress,
@@ -53,23 +52,6 @@ __all__ = [
     "team_status",
     "team_watch",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class TeamOptions:
-    url: str
-    # workspace root -> project name on the server (default: the folder's name)
-    project_names: dict[Path, str] = field(default_factory=dict)
-    # the name for a single workspace folder when no root is named ($CODE_COMPASS_PROJECT)
-    single_project: str = ""
-
-
-def team_from_env() -> TeamOptions | None:
-    """$CODE_COMPASS_DATABASE_URL (and $CODE_COMPASS_PROJECT for a single folder)."""
-    url = os.environ.get(ENV_DATABASE_URL, "").strip()
-    if not url:
-        return None
-    return TeamOptions(url, {}, os.environ.get(ENV_PROJECT, "").strip())
 
 
 def team_registry(
