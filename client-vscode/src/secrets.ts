@@ -4,22 +4,42 @@ import * as vscode from "vscode";
 const KEY = "codeCompass.anthropicApiKey";
 const NOTICE_FLAG = "codeCompass.noKeyNoticeShown";
 
-export class ApiKeyStore {
+/** One secret in VS Code's SecretStorage, and an event when it changes (here or in another window). */
+export class StoredSecret {
   readonly onDidChange: vscode.Event<void>;
   private readonly emitter = new vscode.EventEmitter<void>();
 
-  constructor(private readonly context: vscode.ExtensionContext) {
+  constructor(
+    protected readonly context: vscode.ExtensionContext,
+    private readonly key: string,
+  ) {
     this.onDidChange = this.emitter.event;
     context.subscriptions.push(
       this.emitter,
       context.secrets.onDidChange((e) => {
-        if (e.key === KEY) this.emitter.fire();
+        if (e.key === key) this.emitter.fire();
       }),
     );
   }
 
   get(): Thenable<string | undefined> {
-    return this.context.secrets.get(KEY);
+    return this.context.secrets.get(this.key);
+  }
+
+  protected async store(value: string, saved: string): Promise<void> {
+    await this.context.secrets.store(this.key, value);
+    void vscode.window.showInformationMessage(saved);
+  }
+
+  protected async remove(removed: string): Promise<void> {
+    await this.context.secrets.delete(this.key);
+    void vscode.window.showInformationMessage(removed);
+  }
+}
+
+export class ApiKeyStore extends StoredSecret {
+  constructor(context: vscode.ExtensionContext) {
+    super(context, KEY);
   }
 
   async promptAndStore(): Promise<boolean> {
@@ -32,14 +52,12 @@ export class ApiKeyStore {
       validateInput: (v) => (v.trim().length < 8 ? "That does not look like an API key." : undefined),
     });
     if (!value) return false;
-    await this.context.secrets.store(KEY, value.trim());
-    void vscode.window.showInformationMessage("Code Compass: API key saved. Answers will now be written by the model from the evidence.");
+    await this.store(value.trim(), "Code Compass: API key saved. Answers will now be written by the model from the evidence.");
     return true;
   }
 
-  async clear(): Promise<void> {
-    await this.context.secrets.delete(KEY);
-    void vscode.window.showInformationMessage("Code Compass: API key removed. Answers will be extractive until a key is set.");
+  clear(): Promise<void> {
+    return this.remove("Code Compass: API key removed. Answers will be extractive until a key is set.");
   }
 
   /** Once per install: say politely that answers are extractive without a key. */

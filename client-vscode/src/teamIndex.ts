@@ -1,24 +1,12 @@
 /** The team index's password in SecretStorage (never in settings), and the commands that set it. */
 import * as vscode from "vscode";
+import { StoredSecret } from "./secrets";
 
 const KEY = "codeCompass.teamIndexPassword";
 
-export class TeamIndexPassword {
-  readonly onDidChange: vscode.Event<void>;
-  private readonly emitter = new vscode.EventEmitter<void>();
-
-  constructor(private readonly context: vscode.ExtensionContext) {
-    this.onDidChange = this.emitter.event;
-    context.subscriptions.push(
-      this.emitter,
-      context.secrets.onDidChange((e) => {
-        if (e.key === KEY) this.emitter.fire();
-      }),
-    );
-  }
-
-  get(): Thenable<string | undefined> {
-    return this.context.secrets.get(KEY);
+export class TeamIndexPassword extends StoredSecret {
+  constructor(context: vscode.ExtensionContext) {
+    super(context, KEY);
   }
 
   async promptAndStore(): Promise<boolean> {
@@ -29,13 +17,11 @@ export class TeamIndexPassword {
       ignoreFocusOut: true,
     });
     if (!value) return false;
-    await this.context.secrets.store(KEY, value);
-    void vscode.window.showInformationMessage("Code Compass: team index password saved; the server restarts with it.");
+    await this.store(value, "Code Compass: team index password saved; the server restarts with it.");
     return true;
   }
 
-  async clear(): Promise<void> {
-    await this.context.secrets.delete(KEY);
-    void vscode.window.showInformationMessage("Code Compass: team index password removed.");
+  clear(): Promise<void> {
+    return this.remove("Code Compass: team index password removed.");
   }
 }

@@ -48,13 +48,17 @@ class ProjectRegistry:
             for existing in self._projects.values():
                 if existing.root == root:
                     return existing, False
-            base = name or root.name or "root"
-            unique, n = base, 2
-            while unique in self._projects:
-                unique, n = f"{base}-{n}", n + 1
-            project = Project.open(unique, root, project_storage(self._storage, root))
-            self._projects[unique] = project
+            project = self._create(root, name)
+            self._projects[project.name] = project
             return project, True
+
+    def _create(self, root: Path, name: str | None) -> Project:
+        """Open the stores of a folder not open yet (under the lock): a name of its own."""
+        base = name or root.name or "root"
+        unique, n = base, 2
+        while unique in self._projects:
+            unique, n = f"{base}-{n}", n + 1
+        return Project.open(unique, root, project_storage(self._storage, root))
 
     def remove(self, name: str) -> Project | None:
         """Forget a project; the caller closes it once nothing writes to it any more."""

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from code_compass_server.errors import InputError, WorkspaceError
+from code_compass_server.errors import InputError
 from code_compass_server.index.buffers import EditorBuffers
 from code_compass_server.index.project import Project
 from code_compass_server.index.registry import ProjectRegistry
@@ -36,43 +36,31 @@ class TeamRegistry(ProjectRegistry):
         self._project_names = project_names
         self._single = single_project
 
-    def open(self, root: Path, name: str | None = None) -> tuple[Project, bool]:
-        root = Path(root).expanduser()
-        if not root.is_dir():
-            raise WorkspaceError(
-                f"{root} is not a folder; pass --workspace DIR of an existing folder"
+    def _create(self, root: Path, name: str | None) -> Project:
+        """A folder's project on the team index (it must exist there: a push creates it)."""
+        # Named by configuration first (--project, $CODE_COMPASS_PROJECT for a single
+        # folder), then by the client's folder name, then by the folder itself.
+        single = self._single if not self._projects else ""
+        team_name = self._project_names.get(root) or single or name or root.name
+        connections = TeamConnections(self.url)
+        with connections.conn() as c:
+            row = c.execute("SELECT id FROM cc_projects WHERE name = %s", (team_name,)).fetchone()
+        if row is None:
+            connections.close()
+            raise InputError(
+                "project",
+                f"no project {team_name!r} on the team index at {safe_url(self.url)} (or this "
+                "role may not read it); push it first: code-compass index --database URL "
+                f"--project {team_name}",
             )
-        root = root.resolve()
-        with self._lock:
-            for existing in self._projects.values():
-                if existing.root == root:
-                    return existing, False
-            # Named by configuration first (--project, $CODE_COMPASS_PROJECT for a single
-            # folder), then by the client's folder name, then by the folder itself.
-            single = self._single if not self._projects else ""
-            team_name = self._project_names.get(root) or single or name or root.name
-            connections = TeamConnections(self.url)
-            with connections.conn() as c:
-                row = c.execute(
-                    "SELECT id FROM cc_projects WHERE name = %s", (team_name,)
-                ).fetchone()
-            if row is None:
-                connections.close()
-                raise InputError(
-                    "project",
-                    f"no project {team_name!r} on the team index at {safe_url(self.url)} (or this "
-                    "role may not read it); push it first: code-compass index --database URL "
-                    f"--project {team_name}",
-                )
-            overlay = WorkspaceOverlay(
-                root, lambda: self._scan_for(root), lambda rel: self._buffer_text(root, rel)
-            )
-            project = TeamProject(
-                team_name, root, project_storage(self._storage, root), connections, int(row[0]),
-                overlay,
-            )  # fmt: skip
-            self._projects[team_name] = cast(Project, project)
-            return cast(Project, project), True
+        overlay = WorkspaceOverlay(
+            root, lambda: self._scan_for(root), lambda rel: self._buffer_text(root, rel)
+        )
+        project = TeamProject(
+            team_name, root, project_storage(self._storage, root), connections, int(row[0]),
+            overlay,
+        )  # fmt: skip
+        return cast(Project, project)
 
     def _buffer_text(self, root: Path, rel: str) -> str | None:
         return self._buffers.get(root / rel, (root / rel).absolute())
