@@ -156,7 +156,9 @@ def _parse(line: str, index: int) -> _Rule | None:
 
 
 def _literals(pieces: list[str | re.Pattern[str]]) -> tuple[str, ...]:
-    return tuple(sorted({p for p in pieces if isinstance(p, str)}, key=len, reverse=True))
+    # Longest first, ties by text: a set's order changes with each process's string hashing,
+    # and the order decides which literal is tried first (and when the budget is checked).
+    return tuple(sorted({p for p in pieces if isinstance(p, str)}, key=lambda s: (-len(s), s)))
 
 
 def _literal_path(glob: PathGlob) -> str | None:

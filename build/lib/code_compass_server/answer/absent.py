@@ -1,0 +1,550 @@
+"""Near misses: the option, parameter, method or setting a question names, checked against the
+evidence before an answer is composed.
+
+Retrieval is right to find the real neighbour of a thing that does not exist (`parseISO` for
+"the `strict` option of `parseISO`"), but an answer composed from it would present the neighbour
+as the answer. So each member the question names (`owner(name=...)`, "the `name` option",
+"a opção `name`", `--name`, `Owner.name`) is looked for as a whole identifier in the evidence,
+in the whole files the evidence comes from, and (for methods and attributes) in the symbol
+table. One found nowhere is *absent*: the answer says so in the question's language, cites the
+closest real thing (the owner's definition, else the best evidence) and lists what it does have
+(docs/answers.md: near misses; shared/DESIGN.md: `absent`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from code_compass_server.answer.reread import Evidence
+from code_compass_server.answer.source import EvidenceSource
+from code_compass_server.records import SearchHit, SearchParams
+
+# Words that name what kind of member a question asks about, English and Portuguese, with the
+# kind the answer uses.
+_KINDS = {
+    "option": "option",
+    "options": "option",
+    "opção": "option",
+    "opcao": "option",
+    "parameter": "parameter",
+    "param": "parameter",
+    "parâmetro": "parameter",
+    "parametro": "parameter",
+    "argument": "parameter",
+    "arg": "parameter",
+    "argumento": "parameter",
+    "kwarg": "parameter",
+    "keyword": "parameter",
+    "flag": "flag",
+    "setting": "setting",
+    "configuração": "setting",
+    "configuracao": "setting",
+    "config": "setting",
+    "method": "method",
+    "método": "method",
+    "metodo": "method",
+    "function": "method",
+    "função": "method",
+    "funcao": "method",
+    "attribute": "attribute",
+    "atributo": "attribute",
+    "property": "attribute",
+    "propriedade": "attribute",
+    "field": "attribute",
+    "campo": "attribute",
+}
+_KIND_WORDS = "|".join(sorted(map(re.escape, _KINDS), key=len, reverse=True))
+_NAME = r"`?(--?[A-Za-z][\w-]*|[A-Za-z_]\w*)`?"
+# "the `strict` option", "a `style` setting", "strict flag"
+_NAME_THEN_KIND = re.compile(rf"{_NAME}\s+(?:{_KIND_WORDS})\b", re.I)
+# "option `strict`", "a opção strict", "parameter called strict"
+_KIND_THEN_NAME = re.compile(
+    rf"\b(?:{_KIND_WORDS})\s+(?:(?:called|named|chamad[oa]|de nome)\s+)?{_NAME}", re.I
+)
+# `owner(name=...)`, `owner(name: ...)`
+_CALL_KWARG = re.compile(r"\b([A-Za-z_][\w.]*)\(\s*([A-Za-z_]\w*)\s*[=:]")
+_CLI_FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]+)")
+_BACKTICK = re.compile(r"`([^`]+)`")
+_IDENT = re.compile(r"[A-Za-z_][\w.]*")
+# A name that is code by its spelling: snake_case, camelCase, UPPER_CASE (3+ letters).
+_CODE_NAME = re.compile(r"^(?:_*[a-z]\w*_\w*|_*[a-z]+[A-Z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|__\w+__)$")
+_CODE_LIKE = re.compile(r"^(?:[A-Za-z_]\w*\.[\w.]+|\w*[a-z][A-Z]\w*|\w+_\w+|[A-Za-z_]\w*\(\))$")
+# Words that stand before a kind word without naming anything ("the option", "which flag").
+_NOT_NAMES = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "which",
+        "what",
+        "any",
+        "some",
+        "each",
+        "every",
+        "its",
+        "his",
+        "their",
+        "my",
+        "your",
+        "our",
+        "no",
+        "new",
+        "other",
+        "another",
+        "same",
+        "one",
+        "two",
+        "default",
+        "given",
+        "optional",
+        "extra",
+        "custom",
+        "special",
+        "specific",
+        "such",
+        "o",
+        "os",
+        "as",
+        "um",
+        "uma",
+        "uns",
+        "umas",
+        "este",
+        "esta",
+        "esse",
+        "essa",
+        "aquele",
+        "aquela",
+        "qual",
+        "quais",
+        "que",
+        "algum",
+        "alguma",
+        "nenhum",
+        "nenhuma",
+        "cada",
+        "seu",
+        "sua",
+        "outro",
+        "outra",
+        "mesmo",
+        "mesma",
+        "tem",
+        "have",
+        "has",
+        "with",
+        "without",
+        "for",
+        "of",
+        "to",
+        "in",
+        "on",
+        "by",
+        "from",
+        "as",
+        "is",
+        "does",
+        "do",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "use",
+        "uses",
+        "using",
+        "set",
+        "sets",
+        "pass",
+        "passing",
+        "accept",
+        "accepts",
+        "support",
+        "supports",
+        "take",
+        "takes",
+        "there",
+        "exist",
+        "exists",
+        "named",
+        "called",
+        "de",
+        "da",
+        "do",
+        "das",
+        "dos",
+        "em",
+        "no",
+        "na",
+        "com",
+        "sem",
+        "para",
+        "por",
+        "uma",
+    ]
+)
+_MEMBER_KINDS = frozenset({"method", "attribute"})
+_PARAM_NAME = re.compile(r"^\s*\**\s*([A-Za-z_]\w*)")
+_PROPERTY = re.compile(r"^[ \t]+(?:readonly\s+)?([A-Za-z_]\w*)\??\s*:[ \t]*[\w\[(\"'|{]", re.M)
+_GO_FIELD = re.compile(r"^\t([A-Z]\w*)\s+[\w*\[\]]", re.M)
+_LISTED = 8
+NEIGHBOUR_HITS = 3
+_SPELLED_MIN = 0.75  # SequenceMatcher ratio of a setting's name to a real one's
+_IDENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+
+
+@dataclass(frozen=True, slots=True)
+class NamedMember:
+    name: str  # as the question spells it (`--no-color`, `strict`)
+    kind: str  # option | parameter | flag | setting | method | attribute
+    owner: str  # the identifier it would belong to, "" when the question names none
+
+
+@dataclass(frozen=True, slots=True)
+class Absence:
+    """A member the question names that the workspace does not have, with its real neighbour."""
+
+    name: str
+    kind: str
+    owner: str
+    nearest: Evidence | None
+    has: list[str] = field(default_factory=list)  # what the neighbour does have (its members)
+    closest: str = ""  # the one of `has` spelled most like `name`
+
+    def to_json(self) -> dict[str, Any]:
+        near = self.nearest
+        return {
+            "name": self.name,
+            "nearest": None
+            if near is None
+            else {
+                "path": near.path,
+                "startLine": near.start_line,
+                "endLine": near.end_line,
+                "symbol": near.hit.symbol,
+            },
+        }
+
+
+def _clean(name: str) -> str:
+    return name.strip("`'\" ").rstrip("()")
+
+
+def _owners(question: str, exclude: str) -> list[str]:
+    """Identifiers the question names (backticked or code-shaped), the member excluded."""
+    found: list[str] = []
+    for m in _BACKTICK.finditer(question):
+        inner = m.group(1).strip()
+        call = re.match(r"([A-Za-z_][\w.]*)\s*\(", inner)
+        if call:
+            found.append(call.group(1))
+        elif _IDENT.fullmatch(inner):
+            found.append(inner)
+    bare = _BACKTICK.sub(" ", question)
+    for tok in re.findall(r"[A-Za-z_][\w.]*(?:\(\))?", bare):
+        if _CODE_LIKE.match(tok):
+            found.append(tok.rstrip("()"))
+    return [o for o in dict.fromkeys(found) if o and o != exclude and not o.startswith("-")]
+
+
+def named_members(question: str) -> list[NamedMember]:
+    """The members (options, parameters, flags, settings, methods, attributes) a question
+    names, each with the owner it would belong to."""
+    out: dict[str, NamedMember] = {}
+
+    def add(name: str, kind: str, owner: str = "", code: bool = True) -> None:
+        """`code`: the name came in a code position (a call's keyword, a flag); otherwise it
+        must look like code itself (backticked, snake_case, camelCase, UPPER_CASE): "the
+        version option" names no member, "the `version` option" does."""
+        name = _clean(name)
+        if not name or name.lower() in _NOT_NAMES or name.lower() in _KINDS or len(name) < 2:
+            return
+        if not code and f"`{name}`" not in question and not _CODE_NAME.match(name):
+            return
+        if name not in out:
+            owners = [owner] if owner else _owners(question, name)
+            if kind in _MEMBER_KINDS and not owners:
+                return  # a function named alone: the unknown-symbol check's (grounds.py)
+            out[name] = NamedMember(name, kind, owners[0] if owners else "")
+
+    for m in _CALL_KWARG.finditer(question):
+        add(m.group(2), "parameter", m.group(1))
+    for m in _NAME_THEN_KIND.finditer(question):
+        kind_word = question[m.end(1) :].split()[0].strip("`").lower()
+        kind = _KINDS.get(kind_word.rstrip("s,.?"), _KINDS.get(kind_word, "option"))
+        add(m.group(1), kind, code=False)
+    for m in _KIND_THEN_NAME.finditer(question):
+        kind_word = m.group(0).split()[0].lower()
+        add(m.group(1), _KINDS.get(kind_word, "option"), code=False)
+    for m in _CLI_FLAG.finditer(question):
+        add(m.group(1), "flag")
+    return list(out.values())
+
+
+def _spellings(name: str) -> set[str]:
+    """`--no-color` is `no_color` or `noColor` in code; a setting may be upper case."""
+    core = name.lstrip("-")
+    snake = core.replace("-", "_")
+    parts = [p for p in snake.split("_") if p]
+    camel = parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:]) if parts else core
+    return {core, snake, camel, snake.upper(), core.lower()}
+
+
+def _has_word(text: str, spellings: set[str]) -> bool:
+    """A spelling used as code: `.name`, `name=`, `name:`, `name(`, quoted, a flag, a
+    definition, a Go field line (`Name Type`). Prose that only uses the word ("make it
+    immutable") is no such member."""
+    for s in spellings:
+        e = re.escape(s)
+        if re.search(
+            rf"(?:[.`'\"$]|--|\b(?:def|func|function|fn|var|let|const|class|type)\s+){e}(?!\w)"
+            rf"|(?<![\w-]){e}\s*(?:\??:|=(?!=)|\(|`|'|\")"
+            rf"|^[ \t]*{e}[ \t]+[\w*\[]",
+            text,
+            re.M,
+        ):
+            return True
+    return False
+
+
+def _found_elsewhere(source: EvidenceSource, name: str, spellings: set[str]) -> bool:
+    """With no owner to read, the name itself searched (no gate): a flag or setting the
+    evidence's files lack may still be code elsewhere (`--version` in another module)."""
+    params = SearchParams(query=name, top_k=5, path_prefix=None, language=None, min_score=None)
+    return any(_has_word(h.text, spellings) for h in source.search(params))
+
+
+def _owned_by(ev: Evidence, owner: str) -> bool:
+    """The evidence defines the owner or is one of its members."""
+    last = owner.rsplit(".", 1)[-1]
+    return bool(ev.hit.symbol) and last in ev.hit.symbol.split(".")
+
+
+def _defines(ev: Evidence, owner: str) -> bool:
+    last = owner.rsplit(".", 1)[-1]
+    return bool(ev.hit.symbol) and ev.hit.symbol.rsplit(".", 1)[-1] == last
+
+
+def _params(text: str) -> list[str] | None:
+    """Parameter names of the first function signature in `text`; None when it has none."""
+    sig = re.search(r"\b(?:def|function|func|fn)\s+(?:\([^)]*\)\s*)?\w+\s*(?:<[^>]*>)?\(", text)
+    if sig is None:
+        sig = re.search(r"^\s*(?:constructor|\w+\s*=\s*(?:async\s*)?)\(", text, re.M)
+    if sig is None:
+        return None
+    depth, i, start = 1, sig.end(), sig.end()
+    while i < len(text) and depth:
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        i += 1
+    names: list[str] = []
+    for part in re.split(r",(?![^\[\](){}<>]*[\])}>])", text[start : i - 1]):
+        m = _PARAM_NAME.match(part.replace("...", ""))
+        if m and m.group(1) not in ("self", "cls", "this"):
+            names.append(m.group(1))
+    return names
+
+
+_CONTAINER_KINDS = frozenset({"class", "interface", "struct", "type", "enum", "trait"})
+
+
+def members_of(ev: Evidence, evidences: Sequence[Evidence] = ()) -> list[str]:
+    """What a definition has: a function's parameters; a class's constructor parameters (from
+    its constructor's evidence, when there) and its field or option lines (`name: type`,
+    `name = value`, Go's `Name Type`)."""
+    names: list[str] = []
+    if ev.hit.kind in _CONTAINER_KINDS:
+        ctor = next(
+            (
+                e
+                for e in evidences
+                if e.hit.symbol.rsplit(".", 1)[0] == ev.hit.symbol
+                and e.hit.symbol.rsplit(".", 1)[-1] in ("__init__", "constructor", "__new__")
+            ),
+            None,
+        )
+        names = (_params(ctor.text) or []) if ctor else []
+        names += _PROPERTY.findall(ev.text) + _GO_FIELD.findall(ev.text)
+    else:
+        names = _params(ev.text) or []
+    return list(dict.fromkeys(n for n in names if n not in ("self", "cls")))[:40]
+
+
+def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource) -> list[Absence]:
+    """The members the question names that neither the evidence nor its files hold."""
+    named = named_members(question)
+    if not named or not evidences:
+        return []
+    files: dict[tuple[str, str], str] = {}
+    for ev in evidences:
+        key = (ev.hit.project, ev.path)
+        if key not in files:
+            files[key] = source.read_text(*key) or ev.text
+    seen_text = "\n".join([*(e.text for e in evidences), *files.values()])
+    out: list[Absence] = []
+    for member in named:
+        spellings = _spellings(member.name)
+        # The owner's own definition (and its members: a class's constructor) is where its
+        # options live; only without it are the whole files read (`copy` is code in attrs,
+        # not a parameter of `define`).
+        owned = [e.text for e in evidences if member.owner and _owned_by(e, member.owner)]
+        if _has_word("\n".join(owned) if owned else seen_text, spellings):
+            continue
+        if not owned and _found_elsewhere(source, member.name, spellings):
+            continue
+        if member.kind in _MEMBER_KINDS and any(source.symbol_exists(s) for s in sorted(spellings)):
+            continue
+        nearest = next((e for e in evidences if member.owner and _defines(e, member.owner)), None)
+        if nearest is None and member.owner:
+            nearest = next((e for e in evidences if member.owner in e.text), None)
+        spelled = None if member.owner else spelled_like(member.name, evidences)
+        nearest = nearest or (spelled[0] if spelled else evidences[0])
+        has = members_of(nearest, evidences)
+        close = difflib.get_close_matches(member.name.lstrip("-"), has, n=1, cutoff=0.5)
+        if spelled and not close:
+            close = [spelled[1]]
+        out.append(
+            Absence(
+                member.name,
+                member.kind,
+                member.owner,
+                nearest,
+                has[:_LISTED],
+                close[0] if close else "",
+            )
+        )
+    return out
+
+
+_KIND_NAMES = {
+    "en": {
+        "option": ("option", "options"),
+        "parameter": ("parameter", "parameters"),
+        "flag": ("flag", "flags"),
+        "setting": ("setting", "settings"),
+        "method": ("method", "members"),
+        "attribute": ("attribute", "members"),
+    },
+    "pt": {
+        "option": ("a opção", "estas são as suas opções"),
+        "parameter": ("o parâmetro", "estes são os seus parâmetros"),
+        "flag": ("a flag", "estas são as suas flags"),
+        "setting": ("a configuração", "estas são as suas configurações"),
+        "method": ("o método", "estes são os seus membros"),
+        "attribute": ("o atributo", "estes são os seus membros"),
+    },
+}
+
+
+def absence_sentence(a: Absence, language: str | None) -> str:
+    """ "`parseISO` has no `strict` option; these are its options: … [E1]." in the question's
+    language (Portuguese or English)."""
+    pt = language == "pt"
+    one, many = _KIND_NAMES["pt" if pt else "en"][a.kind]
+    cite = f" [{a.nearest.id}]" if a.nearest else ""
+    listed = ", ".join(f"`{h}`" for h in a.has)
+    where = a.owner
+    if pt:
+        head = (
+            f"`{where}` não tem {one} `{a.name}`"
+            if where
+            else f"{one[0].upper()}{one[1:]} `{a.name}` não existe neste workspace"
+        )
+        tail = f"; {many}: {listed}" if listed else ""
+        if a.closest:
+            tail += (
+                f" (o mais próximo: `{a.closest}`)"
+                if listed
+                else f"; o mais próximo é `{a.closest}`"
+            )
+        return f"{head}{tail}.{cite}"
+    head = f"`{where}` has no `{a.name}` {one}" if where else f"No `{a.name}` {one} exists here"
+    tail = f"; these are its {many}: {listed}" if listed else ""
+    if a.closest:
+        tail += f" (the closest: `{a.closest}`)" if listed else f"; the closest is `{a.closest}`"
+    return f"{head}{tail}.{cite}"
+
+
+def absence_fact(a: Absence) -> str:
+    """The prompt's instruction for one absence (English: the prompt's language)."""
+    near = (
+        f" The closest real thing is {a.nearest.id}"
+        + (f" (`{a.nearest.hit.symbol}`)" if a.nearest and a.nearest.hit.symbol else "")
+        if a.nearest
+        else ""
+    )
+    has = f" What it has: {', '.join(a.has)}." if a.has else ""
+    owner = f" of `{a.owner}`" if a.owner else ""
+    return (
+        f"Checked against the workspace: there is no `{a.name}` {a.kind}{owner}; say first and "
+        f"plainly that it does not exist, then cite the real neighbour.{near}.{has}"
+    )
+
+
+def spelled_like(name: str, evidences: Sequence[Evidence]) -> tuple[Evidence, str] | None:
+    """The evidence holding the identifier spelled most like `name` (a setting named without
+    an owner: `SESSION_COOKIE_ENCRYPT` -> `SESSION_COOKIE_SECURE`), and that identifier."""
+    best: tuple[float, Evidence, str] | None = None
+    want = name.lstrip("-").lower()
+    for ev in evidences:
+        for ident in set(_IDENT_WORD.findall(ev.text)):
+            if abs(len(ident) - len(want)) > 8:
+                continue
+            ratio = difflib.SequenceMatcher(None, want, ident.lower()).ratio()
+            if ratio >= _SPELLED_MIN and (best is None or ratio > best[0]):
+                best = (ratio, ev, ident)
+    return (best[1], best[2]) if best else None
+
+
+def _owner_rank(symbol: str, owners: set[str]) -> int:
+    """0: the hit defines an owner; 1: it is a member of one (its constructor); 2: neither."""
+    parts = symbol.split(".") if symbol else []
+    if parts and parts[-1] in owners:
+        return 0
+    return 1 if any(p in owners for p in parts[:-1]) else 2
+
+
+def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) -> list[SearchHit]:
+    """When nothing clears minScore, the definitions of the owners a near-miss question names
+    (`parseISO` for its missing `strict` option), searched without the gate: a thing that
+    does not exist makes the whole list look unanswerable, yet its owner is the answer's
+    neighbour. Only definitions of a named owner are returned, at most NEIGHBOUR_HITS."""
+    members = named_members(question)
+    owners = {m.owner.rsplit(".", 1)[-1] for m in members if m.owner}
+    if not members:
+        return []
+    hits = source.search(replace(params, min_score=None, top_k=max(params.top_k, 10)))
+    if not owners:  # a setting named alone: the hits holding a name spelled like it
+        names = [m.name.lstrip("-").lower() for m in members]
+        return [
+            h
+            for h in hits
+            if any(
+                difflib.get_close_matches(n, [w.lower() for w in _IDENT_WORD.findall(h.text)],
+                                          n=1, cutoff=_SPELLED_MIN)
+                for n in names
+            )
+        ][:NEIGHBOUR_HITS]  # fmt: skip
+    ranked = sorted(
+        (h for h in hits if _owner_rank(h.symbol, owners) < 2),
+        key=lambda h: _owner_rank(h.symbol, owners),
+    )
+    if not ranked:  # the owner alone: a bare identifier is a navigation query (search/names.py)
+        for owner in sorted({m.owner for m in members if m.owner}):
+            found = source.search(replace(params, query=owner, rewrite=None, min_score=None))
+            ranked += [h for h in found if _owner_rank(h.symbol, owners) == 0][:1]
+    return ranked[:NEIGHBOUR_HITS]
+
+
+def needs_neighbour(evidences: list[Evidence], absent: list[Absence], question: str) -> bool:
+    """No evidence while the question names a member of an owner, or a member said absent whose
+    owner's definition is not among the evidence (its nearest is then only a mention)."""
+    if not evidences:
+        return bool(named_members(question))
+    return any(a.owner and (a.nearest is None or not _defines(a.nearest, a.owner)) for a in absent)

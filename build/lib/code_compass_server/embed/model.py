@@ -1,0 +1,184 @@
+"""The embedder: tokenizer + int8 ONNX session -> L2-normalised 384-dim float32 vectors."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from code_compass_server.constants import (
+    EMBED_BATCH_PAD_WASTE,
+    EMBED_BATCH_SIZE,
+    EMBED_DIMS,
+    EMBED_MAX_TOKENS,
+    EMBED_THREADS_ENV,
+)
+from code_compass_server.embed.model_id import model_id_for, model_sha256
+from code_compass_server.embed.paths import require_model_files
+from code_compass_server.embed.provision import ensure_model
+
+
+def default_threads() -> int:
+    """`$CODE_COMPASS_EMBED_THREADS`, else all cores but one (the editor keeps one)."""
+    env = os.environ.get(EMBED_THREADS_ENV, "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise ValueError(f"{EMBED_THREADS_ENV}={env!r} is not an integer") from None
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+def execution_providers(available: Sequence[str]) -> list[str]:
+    """CUDA first when `onnxruntime-gpu` is installed and sees a GPU (the optional `gpu` extra,
+    never required), the CPU always as the fallback."""
+    gpu = ["CUDAExecutionProvider"] if "CUDAExecutionProvider" in available else []
+    return [*gpu, "CPUExecutionProvider"]
+
+
+def length_buckets(
+    lengths: Sequence[int],
+    max_batch: int = EMBED_BATCH_SIZE,
+    max_waste: float = EMBED_BATCH_PAD_WASTE,
+) -> list[list[int]]:
+    """Group indices into batches of similar length so padding wastes at most `max_waste` of tokens.
+
+    Indices are visited longest first; a batch closes when it is full or when adding the next
+    (shorter) item would make padding exceed the budget.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    real = 0
+    for i in order:
+        if current:
+            width = lengths[current[0]]  # longest in the batch
+            padded = width * (len(current) + 1)
+            if len(current) >= max_batch or 1 - (real + lengths[i]) / padded > max_waste:
+                batches.append(current)
+                current, real = [], 0
+        current.append(i)
+        real += lengths[i]
+    if current:
+        batches.append(current)
+    return batches
+
+
+class Embedder:
+    """Sentence vectors from all-MiniLM-L6-v2 (int8). Thread-safe: runs may overlap."""
+
+    def __init__(
+        self,
+        model_dir: Path | None = None,
+        threads: int | None = None,
+        *,
+        sha_stamp: Path | None = None,
+    ) -> None:
+        """`sha_stamp`: where to remember the model's hash between processes (model_sha256)."""
+        # No folder given: the default one, built on first use outside a checkout.
+        self.model_dir = model_dir if model_dir is not None else ensure_model()
+        model_path, tokenizer_path = require_model_files(self.model_dir)
+        self.model_sha256 = model_sha256(model_path, sha_stamp)
+        self.threads = threads if threads is not None else default_threads()
+        self.dims = EMBED_DIMS
+        self.max_tokens = EMBED_MAX_TOKENS
+
+        self._tok = Tokenizer.from_file(str(tokenizer_path))
+        self._tok.no_padding()  # the shipped tokenizer.json pads to 128: we pad per batch instead
+        self._tok.enable_truncation(EMBED_MAX_TOKENS)
+        self._tokenizer_path = tokenizer_path
+        self._counter_tok: Tokenizer | None = None  # made at first use: a query never counts
+        self._counter_lock = threading.Lock()
+
+        import onnxruntime as ort  # ~0.1 s: paid by the processes that embed, not `status`
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Idle pool threads must not spin: that core belongs to the editor between runs.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(
+            str(model_path), opts, providers=execution_providers(ort.get_available_providers())
+        )
+        self.device = "cuda" if "CUDA" in self.session.get_providers()[0] else "cpu"
+
+    def _counter(self) -> Tokenizer:
+        """The untruncated tokenizer that counts tokens (splitting chunks into pieces)."""
+        with self._counter_lock:
+            if self._counter_tok is None:
+                counter = Tokenizer.from_file(str(self._tokenizer_path))
+                counter.no_padding()
+                counter.no_truncation()
+                self._counter_tok = counter
+            return self._counter_tok
+
+    @property
+    def model_id(self) -> str:
+        """Identifies the vectors' space; changes whenever the model file changes."""
+        return model_id_for(self.model_sha256)
+
+    # --- tokens ---------------------------------------------------------------------------
+
+    def encode(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids with [CLS]/[SEP], truncated at max_tokens."""
+        return [enc.ids for enc in self._tok.encode_batch(list(texts))]
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model would see without truncation, [CLS] and [SEP] included."""
+        return len(self._counter().encode(text).ids)
+
+    def line_token_counts(self, text: str) -> list[int]:
+        """Content tokens (no special tokens) on each line of `text` (split on '\\n')."""
+        lines = text.split("\n")
+        starts = np.cumsum([0] + [len(line) + 1 for line in lines[:-1]])
+        enc = self._counter().encode(text, add_special_tokens=False)
+        if not enc.offsets:
+            return [0] * len(lines)
+        token_starts = np.fromiter(
+            (o[0] for o in enc.offsets), dtype=np.int64, count=len(enc.offsets)
+        )
+        line_of = np.searchsorted(starts, token_starts, side="right") - 1
+        return np.bincount(line_of, minlength=len(lines)).tolist()
+
+    # --- vectors --------------------------------------------------------------------------
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 [n, dims], L2-normalised, in the order of `texts`."""
+        return self.embed_token_ids(self.encode(texts))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """float32 [dims] for one query."""
+        vec: np.ndarray = self.embed_token_ids(self.encode([text]))[0]
+        return vec
+
+    def embed_token_ids(self, ids: Sequence[Sequence[int]]) -> np.ndarray:
+        out = np.zeros((len(ids), self.dims), dtype=np.float32)
+        for batch in length_buckets([len(x) for x in ids]):
+            width = len(ids[batch[0]])
+            input_ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, i in enumerate(batch):
+                input_ids[row, : len(ids[i])] = ids[i]
+                mask[row, : len(ids[i])] = 1
+            out[batch] = self.run(input_ids, mask)
+        return out
+
+    def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        """One session run on padded int64 inputs -> [batch, dims] sentence vectors."""
+        result = self.session.run(
+            ["sentence_embedding"],
+            {
+                "input_ids": input_ids,
+                "attention_mask": attention_mask,
+                "token_type_ids": np.zeros_like(input_ids),
+            },
+        )
+        vecs: np.ndarray = result[0]
+        return vecs

@@ -1,0 +1,162 @@
+"""A read-only view of a vector store's last committed generation, for one-shot query processes.
+
+A command-line search needs the vectors once: loading the whole matrix into memory (and the
+per-row bookkeeping a writer needs) would cost more than the query. Here the vector file is
+memory-mapped read-only and scanned in blocks whose pages are released after use, so a cold
+process touches each page once and its resident memory stays a block, not the matrix. Row
+metadata (chunk ids, filter codes) is decoded from the generation's rows file.
+
+The files are the ones `VectorStore` commits (vectors.py: store.json points at vectors.<gen>.npy
+and rows.<gen>.json). A writer may commit a new generation and remove this one meanwhile: the
+mapping keeps the removed file readable, so a search sees one consistent generation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import mmap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from code_compass_server.embed.vectors import FORMAT, POINTER, best_chunks
+
+log = logging.getLogger(__name__)
+
+BLOCK_ROWS = 8192  # rows per block of the scan: 12 MB of fp32 at 384 dims
+_OPEN_ATTEMPTS = 3  # a writer may switch generations between the pointer and the files
+
+
+class VectorReader:
+    """Exact cosine top-k over a committed generation; never writes. Safe to share between
+    threads (nothing mutates after open)."""
+
+    def __init__(self, directory: Path, model_id: str, dims: int) -> None:
+        self.directory = directory
+        self.dims = dims
+        self._mm: mmap.mmap | None = None
+        self._mat = np.zeros((0, dims), dtype=np.float32)
+        self._ids: list[str] = []
+        self._proj = self._lang = self._path = np.zeros(0, dtype=np.int32)
+        self._project_codes: dict[str, int] = {}
+        self._language_codes: dict[str, int] = {}
+        self._path_names: list[str] = []
+        for _ in range(_OPEN_ATTEMPTS):
+            try:
+                self._open(model_id)
+                break
+            except FileNotFoundError:  # the generation was just replaced: read the new one
+                continue
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                log.warning("vectors in %s unreadable (%s): lexical only", directory, exc)
+                break
+
+    def _open(self, model_id: str) -> None:
+        pointer: dict[str, Any] = json.loads((self.directory / POINTER).read_text("utf-8"))
+        if (
+            pointer.get("format") != FORMAT
+            or pointer.get("model_id") != model_id
+            or pointer.get("dims") != self.dims
+        ):
+            return  # another model's vectors: not comparable, none for now
+        generation = int(pointer["generation"])
+        rows = json.loads((self.directory / f"rows.{generation}.json").read_text("utf-8"))
+        with (self.directory / f"vectors.{generation}.npy").open("rb") as fh:
+            fmt = np.lib.format
+            major, _minor = fmt.read_magic(fh)
+            read_header = fmt.read_array_header_1_0 if major == 1 else fmt.read_array_header_2_0
+            shape, fortran, dtype = read_header(fh)
+            offset = fh.tell()
+            n = int(shape[0]) if shape else 0
+            if fortran or dtype != np.float32 or shape != (len(rows["chunk_ids"]), self.dims):
+                raise ValueError(f"vector file shape {shape} does not match its rows")
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if n else None
+        if mm is not None:
+            self._mat = np.frombuffer(mm, np.float32, n * self.dims, offset).reshape(n, self.dims)
+            self._offset = offset
+        self._mm = mm
+        self._ids = rows["chunk_ids"]
+        self._proj = np.asarray(rows["project"], dtype=np.int32)
+        self._lang = np.asarray(rows["language"], dtype=np.int32)
+        self._path = np.asarray(rows["path"], dtype=np.int32)
+        self._project_codes = {name: i for i, name in enumerate(rows["projects"])}
+        self._language_codes = {name: i for i, name in enumerate(rows["languages"])}
+        self._path_names = rows["paths"]
+
+    def count(self) -> int:
+        return len(self._ids)
+
+    def search(
+        self,
+        query_vec: np.ndarray,
+        k: int,
+        project: str | None = None,
+        path_prefix: str | None = None,
+        language: str | None = None,
+    ) -> list[tuple[str, float]]:
+        """Best `k` chunks by cosine (a chunk scores as its best piece), best first."""
+        n = len(self._ids)
+        if n == 0 or k <= 0:
+            return []
+        mask = self._mask(project, path_prefix, language)
+        if mask is not None and not mask.any():
+            return []
+        q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
+        q = q / max(float(np.linalg.norm(q)), 1e-12)
+        scores = self._scores(q)
+        if mask is not None:
+            scores[~mask] = -np.inf
+        valid = int(mask.sum()) if mask is not None else n
+        return best_chunks(scores, self._ids, valid, k)
+
+    def _scores(self, q: np.ndarray) -> np.ndarray:
+        """Cosine of every row, block by block; each block's pages are dropped after use."""
+        n = len(self._ids)
+        scores = np.empty(n, dtype=np.float32)
+        row_bytes = self.dims * 4
+        page = mmap.PAGESIZE
+        for start in range(0, n, BLOCK_ROWS):
+            end = min(n, start + BLOCK_ROWS)
+            np.matmul(self._mat[start:end], q, out=scores[start:end])
+            if self._mm is not None and hasattr(self._mm, "madvise"):
+                lo = self._offset + start * row_bytes
+                hi = self._offset + end * row_bytes
+                lo_page = lo - lo % page
+                with contextlib.suppress(OSError, ValueError):
+                    self._mm.madvise(mmap.MADV_DONTNEED, lo_page, hi - lo_page)
+        return scores
+
+    def _mask(
+        self, project: str | None, prefix: str | None, language: str | None
+    ) -> np.ndarray | None:
+        """Rows passing the filters; None when there is no filter."""
+        mask: np.ndarray | None = None
+
+        def narrow(m: np.ndarray) -> None:
+            nonlocal mask
+            mask = m if mask is None else mask & m
+
+        if project is not None:
+            code = self._project_codes.get(project)
+            narrow(self._proj == code if code is not None else np.zeros(len(self._ids), bool))
+        if language is not None:
+            code = self._language_codes.get(language.lower())
+            narrow(self._lang == code if code is not None else np.zeros(len(self._ids), bool))
+        if prefix:
+            table = np.fromiter(
+                (p.startswith(prefix) for p in self._path_names),
+                dtype=bool,
+                count=len(self._path_names),
+            )
+            narrow(table[self._path])
+        return mask
+
+    def close(self) -> None:
+        self._mat = np.zeros((0, self.dims), dtype=np.float32)
+        mm, self._mm = self._mm, None
+        if mm is not None:
+            with contextlib.suppress(BufferError):  # a search still holds a view: GC closes it
+                mm.close()

@@ -1,0 +1,601 @@
+"""The vector store: rows of (chunk_id, project, path, language, vector), exact cosine top-k.
+
+In memory the vectors are one fp32 matrix searched with a single mat-vec product; filters are
+boolean masks. A chunk may own several rows (one per <=256-token piece, see embed/split.py); a
+search returns each chunk once, scored by its best row (max-sim).
+
+Concurrency: writers (add/delete) take a lock and publish an immutable `_Snapshot`; searches read
+the current snapshot without locking. Appends go into spare capacity beyond the rows a snapshot
+can see, and the `alive` flags are copied on write, so a search never sees a half-applied change.
+
+On disk (directory given by the caller, beside the catalog):
+  store.json            {"format", "generation", "model_id", "dims", "rows"} — the commit point
+  vectors.<gen>.npy     fp32 [rows, dims]
+  rows.<gen>.json       columnar row metadata
+`save()` writes a new generation, fsyncs it, then atomically replaces store.json; files of other
+generations and stray temp files are removed after the switch or on open. If the process dies at
+any point, the store reopens at the last committed generation.
+
+Only the holder of the project's writer lock (index/writer_lock.py) saves or removes files: a
+store opened with `writable` returning False (another process writes) only reads, and a read
+that races with the writer's switch to a new generation reads again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import threading
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from code_compass_server.constants import EMBED_DIMS, VECTOR_COMPACT_DEAD_SHARE
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+POINTER = "store.json"
+_MIN_CAPACITY = 1024
+_MASK_CACHE = 16  # filter masks kept per snapshot
+_LOAD_TRIES = 3  # reads of a store whose writer switched generation meanwhile
+
+
+@dataclass(frozen=True, slots=True)
+class VectorItem:
+    chunk_id: str
+    project: str
+    path: str
+    language: str
+    vector: np.ndarray  # [dims], L2-normalised
+
+
+@dataclass(slots=True)
+class _Snapshot:
+    """What one search sees. Never mutated after publication (except its mask cache)."""
+
+    n: int
+    mat: np.ndarray  # [n, dims] view
+    alive: np.ndarray  # [n] bool
+    proj: np.ndarray  # [n] int32 codes
+    lang: np.ndarray
+    path: np.ndarray
+    chunk_ids: list[str]  # shared append-only list; only [:n] is meaningful here
+    path_names: list[str]  # shared append-only list; codes < n_paths are valid
+    n_paths: int
+    project_codes: dict[str, int]
+    language_codes: dict[str, int]
+    masks: dict[tuple[str | None, str | None, str | None], np.ndarray] = field(default_factory=dict)
+
+    def mask(
+        self, project: str | None, prefix: str | None, language: str | None
+    ) -> np.ndarray | None:
+        """Rows passing the filters (alive included); None if a filter matches nothing."""
+        key = (project, prefix, language)
+        cached = self.masks.get(key)
+        if cached is not None:
+            return cached
+        mask = self.alive.copy()
+        if project is not None:
+            code = self.project_codes.get(project)
+            if code is None:
+                return None
+            mask &= self.proj == code
+        if language is not None:
+            code = self.language_codes.get(language.lower())
+            if code is None:
+                return None
+            mask &= self.lang == code
+        if prefix:
+            table = np.fromiter(
+                (p.startswith(prefix) for p in self.path_names[: self.n_paths]),
+                dtype=bool,
+                count=self.n_paths,
+            )
+            mask &= table[self.path]
+        if len(self.masks) >= _MASK_CACHE:
+            self.masks.clear()
+        self.masks[key] = mask
+        return mask
+
+
+def best_chunks(
+    scores: np.ndarray, chunk_ids: Sequence[str], valid: int, k: int
+) -> list[tuple[str, float]]:
+    """The best `k` distinct chunks of row `scores` (filtered-out rows at -inf; `valid` rows
+    are not), best first: a chunk scores as its best row."""
+    n = len(scores)
+    want = min(valid, k * 4)  # a chunk has few rows: 4k rows almost always hold k chunks
+    while True:
+        top = np.argpartition(-scores, want - 1)[:want] if want < n else np.arange(n)
+        top = top[np.argsort(-scores[top], kind="stable")]
+        out: list[tuple[str, float]] = []
+        seen: set[str] = set()
+        for row in top:
+            if not np.isfinite(scores[row]):
+                break
+            cid = chunk_ids[row]
+            if cid in seen:
+                continue
+            seen.add(cid)
+            out.append((cid, float(scores[row])))
+            if len(out) == k:
+                return out
+        if want >= valid:
+            return out
+        want = min(valid, want * 4)
+
+
+class VectorStore:
+    """Persistent exact-cosine vector store. Thread-safe (see module docstring)."""
+
+    def __init__(
+        self,
+        directory: Path,
+        model_id: str,
+        dims: int = EMBED_DIMS,
+        *,
+        writable: Callable[[], bool] | None = None,
+    ) -> None:
+        self.directory = directory
+        self.model_id = model_id
+        self.dims = dims
+        # False while another process holds the writer lock: never save, never sweep.
+        self._writable = writable or (lambda: True)
+        self.load_error = ""  # why the committed store could not be read ("" if it could)
+        self._lock = threading.RLock()  # writers
+        self._save_lock = threading.Lock()
+        self._generation = 0
+        self._dirty = False
+        # (take, committed, failed): what the caller has waiting on the next save, handed
+        # back once that save committed (or failed), so flags never run ahead of the disk.
+        self._commit_hooks: (
+            tuple[Callable[[], list[str]], Callable[[list[str]], None], Callable[[list[str]], None]]
+            | None
+        ) = None
+        self._reset(_MIN_CAPACITY)
+        directory.mkdir(parents=True, exist_ok=True)
+        self._load()
+        self._publish()
+
+    # --- public API -----------------------------------------------------------------------
+
+    def add(self, items: Iterable[VectorItem]) -> int:
+        """Insert rows; a chunk_id present in `items` replaces all of that chunk's old rows.
+
+        Several items with the same chunk_id are that chunk's pieces. Returns rows added.
+        """
+        batch = list(items)
+        if not batch:
+            return 0
+        vecs = np.asarray([it.vector for it in batch], dtype=np.float32).reshape(len(batch), -1)
+        if vecs.shape[1] != self.dims:
+            raise ValueError(f"vectors have {vecs.shape[1]} dims; the store holds {self.dims}")
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        vecs = vecs / np.maximum(norms, 1e-12)
+        with self._lock:
+            self._delete_locked({it.chunk_id for it in batch})
+            self._ensure_capacity(self._n + len(batch))
+            start = self._n
+            self._mat[start : start + len(batch)] = vecs
+            for offset, it in enumerate(batch):
+                row = start + offset
+                pcode = _code(self._project_codes, None, it.project)
+                path_code = _code(self._path_codes, self._path_names, it.path)
+                self._proj[row] = pcode
+                self._lang[row] = _code(self._language_codes, None, it.language.lower())
+                self._path[row] = path_code
+                self._alive[row] = True
+                self._chunk_ids.append(it.chunk_id)
+                rows = self._rows_by_chunk.setdefault(it.chunk_id, [])
+                if not rows:
+                    self._chunk_project[it.chunk_id] = it.project
+                    self._per_project[it.project] = self._per_project.get(it.project, 0) + 1
+                    self._chunks_by_path.setdefault((it.project, it.path), set()).add(it.chunk_id)
+                rows.append(row)
+            self._n += len(batch)
+            self._dirty = True
+            self._publish()
+        return len(batch)
+
+    def delete_chunk_ids(self, chunk_ids: Iterable[str]) -> int:
+        """Remove chunks (all their rows); returns how many chunks were removed."""
+        with self._lock:
+            removed = self._delete_locked(set(chunk_ids))
+            if removed:
+                self._maybe_compact()
+                self._publish()
+        return removed
+
+    def delete_paths(self, project: str, paths: Iterable[str]) -> int:
+        """Remove every chunk of these files of `project`; returns how many chunks were removed."""
+        with self._lock:
+            ids: set[str] = set()
+            for p in paths:
+                ids |= self._chunks_by_path.get((project, p), set())
+            return self.delete_chunk_ids(ids)
+
+    def delete_project(self, project: str) -> int:
+        with self._lock:
+            ids = {c for c, p in self._chunk_project.items() if p == project}
+            return self.delete_chunk_ids(ids)
+
+    def has(self, chunk_id: str) -> bool:
+        return chunk_id in self._rows_by_chunk
+
+    def chunk_ids(self, project: str | None = None) -> set[str]:
+        with self._lock:
+            if project is None:
+                return set(self._rows_by_chunk)
+            return {c for c, p in self._chunk_project.items() if p == project}
+
+    def count(self, project: str | None = None) -> int:
+        """Chunks (not rows) stored, for one project or all."""
+        with self._lock:
+            if project is None:
+                return len(self._rows_by_chunk)
+            return self._per_project.get(project, 0)
+
+    def row_count(self) -> int:
+        return int(self._snapshot.alive.sum())
+
+    def search(
+        self,
+        query_vec: np.ndarray,
+        k: int,
+        project: str | None = None,
+        path_prefix: str | None = None,
+        language: str | None = None,
+    ) -> list[tuple[str, float]]:
+        """Best `k` chunks by cosine (a chunk scores as its best piece), best first."""
+        snap = self._snapshot
+        if snap.n == 0 or k <= 0:
+            return []
+        mask = snap.mask(project, path_prefix, language)
+        if mask is None:
+            return []
+        valid = int(mask.sum())
+        if valid == 0:
+            return []
+        q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
+        q = q / max(float(np.linalg.norm(q)), 1e-12)
+        scores = snap.mat @ q
+        scores[~mask] = -np.inf
+        return best_chunks(scores, snap.chunk_ids, valid, k)
+
+    def flush(self) -> bool:
+        """Save if anything changed since the last save; returns whether it wrote."""
+        if not self._dirty or not self._writable():
+            return False
+        self.save()
+        return True
+
+    def reload(self) -> None:
+        """Read the committed store again (this process is about to become its writer: the
+        previous writer may have committed newer generations than the ones read at open)."""
+        with self._save_lock, self._lock:
+            self.directory.mkdir(parents=True, exist_ok=True)  # a rebuild may have removed it
+            self._reset(_MIN_CAPACITY)
+            self._generation = 0
+            self._dirty = False
+            self.load_error = ""
+            self._load()
+            self._publish()
+
+    def set_commit_hooks(
+        self,
+        take: Callable[[], list[str]],
+        committed: Callable[[list[str]], None],
+        failed: Callable[[list[str]], None],
+    ) -> None:
+        """`take()` runs as a save takes its snapshot (under the writers' lock, so what it
+        returns was added before); `committed(taken)` once that save is durable, `failed(taken)`
+        if it was not."""
+        self._commit_hooks = (take, committed, failed)
+
+    def save(self) -> None:
+        """Write a new generation and commit it atomically (crash-safe). Writer only."""
+        if not self._writable():
+            raise PermissionError(f"vector store {self.directory}: another process writes it")
+        hooks = self._commit_hooks
+        with self._save_lock:
+            with self._lock:
+                snap = self._snapshot
+                self._dirty = False
+                generation = self._generation + 1
+                taken = hooks[0]() if hooks is not None else []
+            try:
+                self._write_generation(snap, generation)
+            except BaseException:
+                self._dirty = True
+                if hooks is not None:
+                    hooks[2](taken)
+                raise
+            self._generation = generation
+            if hooks is not None:
+                hooks[1](taken)
+            self._remove_stale_files()
+
+    def close(self) -> None:
+        self.flush()
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _reset(self, capacity: int) -> None:
+        self._n = 0
+        self._mat = np.zeros((capacity, self.dims), dtype=np.float32)
+        self._alive = np.zeros(capacity, dtype=bool)
+        self._proj = np.zeros(capacity, dtype=np.int32)
+        self._lang = np.zeros(capacity, dtype=np.int32)
+        self._path = np.zeros(capacity, dtype=np.int32)
+        self._chunk_ids: list[str] = []
+        self._path_names: list[str] = []
+        self._path_codes: dict[str, int] = {}
+        self._project_codes: dict[str, int] = {}
+        self._language_codes: dict[str, int] = {}
+        self._rows_by_chunk: dict[str, list[int]] = {}
+        self._chunk_project: dict[str, str] = {}
+        self._per_project: dict[str, int] = {}
+        self._chunks_by_path: dict[tuple[str, str], set[str]] = {}
+
+    def _publish(self) -> None:
+        n = self._n
+        self._snapshot = _Snapshot(
+            n=n,
+            mat=self._mat[:n],
+            alive=self._alive[:n],
+            proj=self._proj[:n],
+            lang=self._lang[:n],
+            path=self._path[:n],
+            chunk_ids=self._chunk_ids,
+            path_names=self._path_names,
+            n_paths=len(self._path_names),
+            project_codes=dict(self._project_codes),
+            language_codes=dict(self._language_codes),
+        )
+
+    def _ensure_capacity(self, needed: int) -> None:
+        cap = len(self._alive)
+        if needed <= cap:
+            return
+        new_cap = max(needed, cap * 2)
+        # Fresh arrays: published snapshots keep the old ones, untouched.
+        self._mat = _grow(self._mat, new_cap, self._n)
+        self._alive = _grow(self._alive, new_cap, self._n)
+        self._proj = _grow(self._proj, new_cap, self._n)
+        self._lang = _grow(self._lang, new_cap, self._n)
+        self._path = _grow(self._path, new_cap, self._n)
+
+    def _delete_locked(self, chunk_ids: set[str]) -> int:
+        rows: list[int] = []
+        removed = 0
+        for cid in chunk_ids:
+            found = self._rows_by_chunk.pop(cid, None)
+            if found is None:
+                continue
+            removed += 1
+            rows.extend(found)
+            project = self._chunk_project.pop(cid)
+            self._per_project[project] -= 1
+            path = self._path_names[int(self._path[found[0]])]
+            members = self._chunks_by_path.get((project, path))
+            if members is not None:
+                members.discard(cid)
+                if not members:
+                    del self._chunks_by_path[(project, path)]
+        if rows:
+            alive = self._alive.copy()  # copy-on-write: snapshots hold the old flags
+            alive[rows] = False
+            self._alive = alive
+            self._dirty = True
+        return removed
+
+    def _maybe_compact(self) -> None:
+        dead = self._n - int(self._alive[: self._n].sum())
+        if self._n and dead / self._n > VECTOR_COMPACT_DEAD_SHARE:
+            self._compact()
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self._alive[: self._n])
+        mat, proj, lang, path = (a[keep] for a in (self._mat, self._proj, self._lang, self._path))
+        ids = [self._chunk_ids[i] for i in keep]
+        names = list(self._path_names)
+        project_names = {v: k for k, v in self._project_codes.items()}
+        language_names = {v: k for k, v in self._language_codes.items()}
+        self._reset(max(_MIN_CAPACITY, len(keep) * 2))
+        self._fill(
+            mat,
+            ids,
+            [project_names[int(c)] for c in proj],
+            [names[int(c)] for c in path],
+            [language_names[int(c)] for c in lang],
+        )
+
+    def _fill(
+        self,
+        mat: np.ndarray,
+        ids: list[str],
+        projects: list[str],
+        paths: list[str],
+        languages: list[str],
+    ) -> None:
+        """Bulk-load rows into an empty store (open and compaction)."""
+        n = len(ids)
+        self._ensure_capacity(n)
+        self._mat[:n] = mat
+        self._alive[:n] = True
+        for row, (cid, proj, path, lang) in enumerate(
+            zip(ids, projects, paths, languages, strict=True)
+        ):
+            self._proj[row] = _code(self._project_codes, None, proj)
+            self._lang[row] = _code(self._language_codes, None, lang)
+            self._path[row] = _code(self._path_codes, self._path_names, path)
+            self._chunk_ids.append(cid)
+            rows = self._rows_by_chunk.setdefault(cid, [])
+            if not rows:
+                self._chunk_project[cid] = proj
+                self._per_project[proj] = self._per_project.get(proj, 0) + 1
+                self._chunks_by_path.setdefault((proj, path), set()).add(cid)
+            rows.append(row)
+        self._n = n
+
+    # --- persistence ----------------------------------------------------------------------
+
+    def _write_generation(self, snap: _Snapshot, generation: int) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        keep = np.flatnonzero(snap.alive)
+        project_names = {v: k for k, v in snap.project_codes.items()}
+        language_names = {v: k for k, v in snap.language_codes.items()}
+        rows = {
+            "chunk_ids": [snap.chunk_ids[i] for i in keep],
+            "projects": sorted(snap.project_codes, key=snap.project_codes.__getitem__),
+            "languages": [language_names[i] for i in range(len(language_names))],
+            "paths": snap.path_names[: snap.n_paths],
+            "project": snap.proj[keep].tolist(),
+            "language": snap.lang[keep].tolist(),
+            "path": snap.path[keep].tolist(),
+        }
+        assert len(project_names) == len(rows["projects"])
+        vec_path = self.directory / f"vectors.{generation}.npy"
+        rows_path = self.directory / f"rows.{generation}.json"
+        mat = np.ascontiguousarray(snap.mat[keep])
+        rows_bytes = json.dumps(rows, separators=(",", ":")).encode("utf-8")
+        with _atomic_file(vec_path) as fh:
+            np.save(fh, mat, allow_pickle=False)
+        with _atomic_file(rows_path) as fh:
+            fh.write(rows_bytes)
+        pointer = {
+            "format": FORMAT,
+            "generation": generation,
+            "model_id": self.model_id,
+            "dims": self.dims,
+            "rows": len(keep),
+            # Damage inside the data (not only a truncation) is found on open.
+            "crc": [zlib.crc32(mat.tobytes()), zlib.crc32(rows_bytes)],
+        }
+        with _atomic_file(self.directory / POINTER) as fh:
+            fh.write(json.dumps(pointer).encode("utf-8"))
+        _fsync_dir(self.directory)
+
+    def _load(self) -> None:
+        if self._writable():
+            self._remove_stale_files(keep_generation=None)
+        for attempt in range(_LOAD_TRIES):
+            seen = self._pointer_generation()
+            try:
+                self._load_committed()
+                return
+            except Exception as exc:  # any damage (EOFError from an empty .npy included)
+                if attempt + 1 < _LOAD_TRIES and self._pointer_generation() != seen:
+                    self._reset(_MIN_CAPACITY)  # the writer switched generation: read again
+                    continue
+                log.warning("vector store %s unreadable (%s); starting empty", self.directory, exc)
+                self.load_error = f"vector store unreadable ({type(exc).__name__}: {exc})"[:300]
+                self._reset(_MIN_CAPACITY)
+                self._dirty = True
+                return
+
+    def _pointer_generation(self) -> object:
+        try:
+            return json.loads((self.directory / POINTER).read_text("utf-8")).get("generation")
+        except (OSError, ValueError, AttributeError):
+            return None
+
+    def _load_committed(self) -> None:
+        pointer_path = self.directory / POINTER
+        if not pointer_path.exists():
+            return
+        pointer: dict[str, Any] = json.loads(pointer_path.read_text("utf-8"))
+        if (
+            pointer.get("format") != FORMAT
+            or pointer.get("model_id") != self.model_id
+            or pointer.get("dims") != self.dims
+        ):
+            log.info("vector store %s: model or format changed; starting empty", self.directory)
+            self._generation = int(pointer.get("generation", 0))
+            self._dirty = True  # the next save replaces the old generation
+            return
+        generation = int(pointer["generation"])
+        mat = np.load(self.directory / f"vectors.{generation}.npy", allow_pickle=False)
+        rows_bytes = (self.directory / f"rows.{generation}.json").read_bytes()
+        rows = json.loads(rows_bytes.decode("utf-8"))
+        ids: list[str] = rows["chunk_ids"]
+        if mat.shape != (len(ids), self.dims) or len(ids) != pointer["rows"]:
+            raise ValueError(f"shape {mat.shape} does not match {len(ids)} rows")
+        crc = pointer.get("crc")
+        if crc is not None and crc != [
+            zlib.crc32(np.ascontiguousarray(mat).tobytes()),
+            zlib.crc32(rows_bytes),
+        ]:
+            raise ValueError("vector data does not match its checksum")
+        self._fill(
+            mat.astype(np.float32, copy=False),
+            ids,
+            [rows["projects"][c] for c in rows["project"]],
+            [rows["paths"][c] for c in rows["path"]],
+            [rows["languages"][c] for c in rows["language"]],
+        )
+        self._generation = generation
+        if self._writable():
+            self._remove_stale_files()
+
+    def _remove_stale_files(self, keep_generation: int | None = -1) -> None:
+        """Delete temp files and data files of other generations (-1: the current one).
+        Writer only: a reader would delete what the writer is writing."""
+        if not self._writable():
+            return
+        keep = self._generation if keep_generation == -1 else keep_generation
+        for entry in self.directory.iterdir():
+            name = entry.name
+            if name.endswith(".tmp"):
+                entry.unlink(missing_ok=True)
+                continue
+            parts = name.split(".")
+            is_data = len(parts) == 3 and parts[0] in ("vectors", "rows") and parts[1].isdigit()
+            if is_data and keep is not None and int(parts[1]) != keep:
+                entry.unlink(missing_ok=True)
+
+
+def _code(codes: dict[str, int], names: list[str] | None, value: str) -> int:
+    code = codes.get(value)
+    if code is None:
+        code = len(codes)
+        codes[value] = code
+        if names is not None:
+            names.append(value)
+    return code
+
+
+def _grow(arr: np.ndarray, capacity: int, used: int) -> np.ndarray:
+    out = np.zeros((capacity, *arr.shape[1:]), dtype=arr.dtype)
+    out[:used] = arr[:used]
+    return out
+
+
+@contextlib.contextmanager
+def _atomic_file(path: Path) -> Any:
+    """Write to `<path>.<pid>.tmp`, fsync, then os.replace onto `path`."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not supported on every platform/filesystem
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,1 @@
+"""Workspace index: scanning, chunking, catalog and lexical index."""

@@ -1,0 +1,1 @@
+"""The language server front door (pygls): `code-compass serve`."""

@@ -1,0 +1,1 @@
+"""One small class per LSP feature; `server.create_server` wires them."""

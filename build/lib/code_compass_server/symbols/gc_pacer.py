@@ -1,0 +1,138 @@
+"""When the cyclic garbage collector walks the parse caches: only while the server is idle.
+
+The resolvers' parse caches hold hundreds of thousands of objects (ast nodes, scopes,
+bindings). A full collection walks every one of them (hundreds of ms on a busy machine) and
+holds the GIL meanwhile, so whichever request comes next waits for it. Hence what is alive
+once a cache has built a parse is frozen (`gc.freeze`, a cheap list splice): automatic
+collections skip it from then on and cost only what was allocated since.
+
+Frozen objects are still freed by reference counting, but an evicted parse is cyclic (scopes
+point to their parents, bindings to their module), so it waits for a reclaim: unfreeze,
+collect, freeze again. That runs once no request has resolved and no parse was cached for
+`idle_s` (at most every `_IDLE_EVERY_S`: it walks the whole heap); and, so memory
+stays bounded when requests never pause, between two requests once the caches have evicted
+`max_evicted` parses since the last reclaim (a cache's worth), or the frozen heap has grown
+`growth` times past its size after the last reclaim (garbage from elsewhere). Never while a
+request is resolving.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from code_compass_server.symbols.stamped_cache import churn
+
+log = logging.getLogger(__name__)
+
+IDLE_S = 3.0  # no request nor parse for this long: the server is idle, a reclaim may run
+GROWTH = 4.0  # the frozen heap this many times its size after the last reclaim forces one
+_TICK_S = 0.25  # how often the idle check runs
+_SIZE_EVERY_S = 10.0  # how often the frozen heap is counted (a walk of the whole list)
+_IDLE_EVERY_S = 30.0  # idle reclaims at most this often (a request may come meanwhile)
+
+
+class CollectionPacer:
+    """Freezes the heap after parses are cached; reclaims the frozen garbage when idle.
+    `busy()`: is a request resolving now."""
+
+    def __init__(
+        self,
+        busy: Callable[[], bool],
+        max_evicted: int,  # parses evicted since the last reclaim that force one
+        idle_s: float = IDLE_S,
+        growth: float = GROWTH,
+    ) -> None:
+        self._busy = busy
+        self.idle_s = idle_s
+        self.max_evicted = max_evicted
+        self.growth = growth
+        self.reclaims = 0  # how many ran (tests, logs)
+        self._lock = threading.Lock()
+        self._last_activity = time.monotonic()
+        self._reclaimed_at = float("-inf")
+        self._built = self._evicted = 0  # the caches' churn when last frozen / reclaimed
+        self._dirty = False  # frozen since the last reclaim: garbage may be held
+        self._after_reclaim = 0  # frozen objects after the last reclaim (0: none yet)
+        self._sized_at = 0.0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def touch(self) -> None:
+        """A request is resolving: the server is not idle."""
+        self._last_activity = time.monotonic()
+
+    def settle(self) -> None:
+        """After work that may have cached parses: freeze them out of the collector's walks."""
+        built, _ = churn()
+        if built == self._built:
+            return
+        # A reclaim running now freezes at its end; what it misses, the next settle freezes.
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._stop.is_set():
+                return
+            gc.freeze()
+            self._built = built
+            self._dirty = True
+            self._last_activity = time.monotonic()  # parses come in bursts: not idle yet
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="cc-gc-pacer", daemon=True)
+                self._thread.start()
+        finally:
+            self._lock.release()
+
+    def reclaim(self, why: str = "asked") -> None:
+        """Collect the frozen heap's garbage (evicted parses), then freeze what survives."""
+        with self._lock:
+            t0 = time.perf_counter()
+            _, self._evicted = churn()
+            gc.unfreeze()
+            found = gc.collect()
+            gc.freeze()
+            self._after_reclaim = gc.get_freeze_count()
+            self._dirty = False
+            self._reclaimed_at = time.monotonic()
+            self.reclaims += 1
+        log.debug(
+            "gc reclaim %d (%s): %d unreachable, %d kept frozen, %.0f ms",
+            self.reclaims, why, found, self._after_reclaim, (time.perf_counter() - t0) * 1000,
+        )  # fmt: skip
+
+    def close(self) -> None:
+        """Stop the thread; a reclaim it is running finishes first."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5.0)
+
+    def _due(self) -> str:
+        """Why a reclaim should run now ("" when it should not). Never while a request is
+        resolving: a reclaim walks the whole heap, and the request would wait for it."""
+        if not self._dirty or self._busy():
+            return ""
+        now = time.monotonic()
+        if now - self._last_activity >= self.idle_s and now - self._reclaimed_at >= _IDLE_EVERY_S:
+            return "idle"
+        if churn()[1] - self._evicted >= self.max_evicted:
+            return "evictions"
+        if now - self._sized_at < _SIZE_EVERY_S:
+            return ""
+        self._sized_at = now
+        if not self._after_reclaim:
+            self._after_reclaim = gc.get_freeze_count()  # the first freeze's size
+            return ""
+        return "growth" if gc.get_freeze_count() > self.growth * self._after_reclaim else ""
+
+    def _run(self) -> None:
+        while not self._stop.wait(_TICK_S):
+            try:
+                why = self._due()
+                if why:
+                    self.reclaim(why)
+            except Exception:  # the pacer must not die: memory would grow unchecked
+                log.exception("gc reclaim failed")

@@ -1,0 +1,728 @@
+"""TypeScript / JavaScript names resolved from tree-sitter trees (the fast path).
+
+Block scopes and parameters, imports (relative, aliased, default, namespace, re-exported
+through `export … from` and `export *`, so through `index.ts`), module-level declarations,
+`this.x` along the workspace's `extends` chain (fields, methods, constructor parameter
+properties), `ns.x` and `Class.x`. Anything else (a member of a value of unknown type) is
+undecided: `None`, and the hover falls back to the name lookup, saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from code_compass_server.symbols.resolve_model import MAX_FOLLOW, Resolution, Target
+from code_compass_server.symbols.resolve_treecache import Parsed, TreeFiles
+
+_FUNCTIONS = frozenset(
+    {"function_declaration", "generator_function_declaration", "function_expression",
+     "function", "arrow_function", "method_definition", "generator_function",
+     "function_signature", "method_signature", "abstract_method_signature"}
+)  # fmt: skip
+_CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+_NAMED_DECLS = frozenset(
+    {"function_declaration", "generator_function_declaration", "class_declaration",
+     "abstract_class_declaration", "interface_declaration", "type_alias_declaration",
+     "enum_declaration", "function_signature", "internal_module", "module"}
+)  # fmt: skip
+_IDENTS = frozenset(
+    {"identifier", "type_identifier", "property_identifier", "shorthand_property_identifier",
+     "shorthand_property_identifier_pattern", "private_property_identifier"}
+)  # fmt: skip
+_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
+# Globals of every JavaScript runtime: outside the workspace, whatever a namesake there says.
+JS_GLOBALS = frozenset(
+    [
+        "Array",
+        "ArrayBuffer",
+        "BigInt",
+        "Boolean",
+        "DataView",
+        "Date",
+        "Error",
+        "EvalError",
+        "Function",
+        "Infinity",
+        "JSON",
+        "Map",
+        "Math",
+        "NaN",
+        "Number",
+        "Object",
+        "Promise",
+        "Proxy",
+        "RangeError",
+        "ReferenceError",
+        "Reflect",
+        "RegExp",
+        "Set",
+        "String",
+        "Symbol",
+        "SyntaxError",
+        "TypeError",
+        "URIError",
+        "WeakMap",
+        "WeakSet",
+        "console",
+        "globalThis",
+        "setTimeout",
+        "clearTimeout",
+        "setInterval",
+        "clearInterval",
+        "queueMicrotask",
+        "parseInt",
+        "parseFloat",
+        "isNaN",
+        "isFinite",
+        "undefined",
+        "window",
+        "document",
+        "process",
+        "require",
+        "module",
+        "exports",
+        "AbortController",
+        "AbortSignal",
+        "Iterable",
+        "Iterator",
+        "AsyncIterable",
+        "AsyncIterator",
+        "PromiseLike",
+        "ArrayLike",
+        "Partial",
+        "Readonly",
+        "Record",
+        "Pick",
+        "Omit",
+        "Exclude",
+        "Extract",
+        "ReturnType",
+        "Parameters",
+        "InstanceType",
+        "NonNullable",
+        "Awaited",
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Decl:
+    name: str
+    node: Node  # the name's node
+    decl: Node  # the declaring node
+    kind: str  # function | class | interface | type | variable | param | import | ...
+    file: Parsed
+    source: str = ""  # imports: the module specifier
+    imported: str = ""  # imports: the exported name ("default", "*" for a namespace)
+
+
+class TypeScriptScopes:
+    def __init__(self, files: TreeFiles) -> None:
+        self.files = files
+
+    def resolve(
+        self, rel: str, language: str, text: str | None, line: int, column: int
+    ) -> Resolution | None:
+        parsed = self.files.parse(rel, language, text)
+        if parsed is None:
+            return None
+        node = parsed.node_at(line, column)
+        if node is None or parsed.position(node) != (line, column):
+            return Resolution((), "")  # a keyword (`from`, `new`): no symbol there
+        if node.type not in _IDENTS:
+            return None
+        name = parsed.text_of(node)
+        parent = node.parent
+        if parent is not None and parent.type == "export_specifier":
+            return self._result(self._export_specifier(parsed, parent))
+        if (
+            parent is not None
+            and parent.type == "member_expression"
+            and node.type in ("property_identifier", "private_property_identifier")
+        ):
+            obj = parent.child_by_field_name("object")
+            if obj is None:
+                return None
+            return self._result(_overload(self._member(parsed, obj, name, 0), parent))
+        own = self._declared_here(parsed, node)
+        if own is not None:
+            return self._result(self._follow(own, 0))
+        if node.type in ("property_identifier", "shorthand_property_identifier"):
+            return None  # an object literal's key or a member name we cannot place
+        found = self._lookup(parsed, node, name)
+        if found is None:
+            if name in JS_GLOBALS:
+                return Resolution((), f"lib.{name}")
+            return None
+        return self._result(_overload(self._follow(found, 0), node))
+
+    def _export_specifier(self, parsed: Parsed, spec: Node) -> Decl | str | None:
+        """`export { a as b } from './m'` / `export { a }`: what `a` names."""
+        orig = spec.child_by_field_name("name")
+        st = spec.parent.parent if spec.parent is not None else None
+        if orig is None or st is None or st.type != "export_statement":
+            return None
+        source = _string(parsed, st.child_by_field_name("source"))
+        if source:
+            target = self._module(parsed, source)
+            if target is None:
+                return None if source.startswith(".") else f"{source}.{parsed.text_of(orig)}"
+            return self._export(target, parsed.text_of(orig), 1)
+        local = self._lookup(parsed, orig, parsed.text_of(orig))
+        return self._follow(local, 1) if local is not None else None
+
+    # -- declarations -----------------------------------------------------------------
+    def _declared_here(self, parsed: Parsed, node: Node) -> Decl | None:
+        """The identifier is itself a declaration's name (or an import specifier's)."""
+        parent = node.parent
+        if parent is None:
+            return None
+        scope: Node | None = parent
+        for _ in range(4):  # name <- declarator/parameter <- list <- scope
+            if scope is None:
+                break
+            for d in self._scope_decls(parsed, scope):
+                if d.node.id == node.id:
+                    return d
+            scope = scope.parent
+        if parent.type in ("method_definition", "public_field_definition", "method_signature",
+                           "property_signature", "abstract_method_signature"):  # fmt: skip
+            return Decl(parsed.text_of(node), node, parent, "member", parsed)
+        return None
+
+    def _lookup(self, parsed: Parsed, node: Node, name: str) -> Decl | None:
+        scope = node.parent
+        while scope is not None:
+            for d in self._scope_decls(parsed, scope):
+                if d.name == name:
+                    return d
+            scope = scope.parent
+        return None
+
+    def _scope_decls(self, parsed: Parsed, scope: Node) -> Iterator[Decl]:
+        t = scope.type
+        tparams = scope.child_by_field_name("type_parameters")
+        for tp in tparams.named_children if tparams is not None else ():
+            name = tp.child_by_field_name("name")
+            if name is not None:
+                yield Decl(parsed.text_of(name), name, tp, "type parameter", parsed)
+        if t in _FUNCTIONS:
+            for field in ("parameters", "parameter"):
+                params = scope.child_by_field_name(field)
+                if params is not None:
+                    for p in [params] if params.type == "identifier" else params.named_children:
+                        pattern = p.child_by_field_name("pattern") if p.type != "identifier" else p
+                        for ident in _pattern_names(pattern):
+                            yield Decl(parsed.text_of(ident), ident, p, "param", parsed)
+            if t in ("function_expression", "function"):
+                name = scope.child_by_field_name("name")
+                if name is not None:
+                    yield Decl(parsed.text_of(name), name, scope, "function", parsed)
+        elif t in ("for_in_statement", "for_statement", "catch_clause"):
+            for field in ("left", "initializer", "parameter"):
+                sub = scope.child_by_field_name(field)
+                if sub is not None:
+                    yield from self._statement_decls(parsed, sub)
+                    for ident in _pattern_names(sub) if sub.type != "lexical_declaration" else ():
+                        yield Decl(parsed.text_of(ident), ident, sub, "variable", parsed)
+        elif t in ("program", "statement_block", "switch_case", "switch_default", "class_body",
+                   "internal_module", "module", "export_statement"):  # fmt: skip
+            for child in scope.named_children:
+                yield from self._statement_decls(parsed, child)
+        if t in _CLASSES:  # a class expression's own name
+            name = scope.child_by_field_name("name")
+            if name is not None and t == "class":
+                yield Decl(parsed.text_of(name), name, scope, "class", parsed)
+
+    def _statement_decls(self, parsed: Parsed, st: Node) -> Iterator[Decl]:
+        t = st.type
+        if t == "export_statement":
+            decl = st.child_by_field_name("declaration")
+            if decl is not None:
+                yield from self._statement_decls(parsed, decl)
+            return
+        if t == "ambient_declaration":
+            for child in st.named_children:
+                yield from self._statement_decls(parsed, child)
+            return
+        if t in ("lexical_declaration", "variable_declaration"):
+            for d in st.named_children:
+                if d.type == "variable_declarator":
+                    for ident in _pattern_names(d.child_by_field_name("name")):
+                        yield Decl(parsed.text_of(ident), ident, d, "variable", parsed)
+            return
+        if t in _NAMED_DECLS:
+            name = st.child_by_field_name("name")
+            if name is not None:
+                kind = t.replace("_declaration", "").replace("abstract_", "")
+                yield Decl(parsed.text_of(name), name, st, kind, parsed)
+            return
+        if t == "import_statement":
+            source = _string(parsed, st.child_by_field_name("source"))
+            for clause in st.named_children:
+                if clause.type != "import_clause":
+                    continue
+                for part in clause.named_children:
+                    if part.type == "identifier":
+                        yield Decl(
+                            parsed.text_of(part), part, st, "import", parsed, source, "default"
+                        )
+                    elif part.type == "namespace_import":
+                        for ident in part.named_children:
+                            yield Decl(
+                                parsed.text_of(ident), ident, st, "import", parsed, source, "*"
+                            )
+                    elif part.type == "named_imports":
+                        for spec in part.named_children:
+                            name = spec.child_by_field_name("name")
+                            alias = spec.child_by_field_name("alias") or name
+                            if name is None or alias is None:
+                                continue
+                            imported = parsed.text_of(name)
+                            yield Decl(
+                                parsed.text_of(alias), alias, st, "import", parsed, source, imported
+                            )
+                            if alias.id != name.id:  # hovering the original name follows it too
+                                yield Decl(
+                                    parsed.text_of(alias),
+                                    name,
+                                    st,
+                                    "import",
+                                    parsed,
+                                    source,
+                                    imported,
+                                )
+
+    # -- imports and exports ------------------------------------------------------------
+    def _follow(self, d: Decl, depth: int) -> Decl | str | None:
+        if d.kind != "import":
+            return d
+        if depth > MAX_FOLLOW:
+            return None
+        target = self._module(d.file, d.source)
+        if target is None:
+            if d.source.startswith("."):
+                return None
+            return d.source if d.imported == "*" else f"{d.source}.{d.imported}"
+        if d.imported == "*":
+            return Decl(d.name, target.tree.root_node, target.tree.root_node, "module", target)
+        found = self._export(target, d.imported, depth + 1)
+        return found
+
+    def _module(self, parsed: Parsed, source: str) -> Parsed | None:
+        if not source.startswith("."):
+            return None
+        base = parsed.rel.rsplit("/", 1)[0] if "/" in parsed.rel else ""
+        parts = [p for p in base.split("/") if p]
+        for piece in source.split("/"):
+            if piece == "..":
+                if parts:
+                    parts.pop()
+            elif piece not in (".", ""):
+                parts.append(piece)
+        stem = "/".join(parts)
+        for p in stem.rsplit(".", 1)[0] if stem.endswith((".js", ".mjs")) else stem, stem:
+            for cand in [*(p + e for e in _EXTENSIONS), *(f"{p}/index{e}" for e in _EXTENSIONS)]:
+                found = self.files.load(cand)
+                if found is not None:
+                    return found
+        return None
+
+    def _export(self, module: Parsed, name: str, depth: int) -> Decl | str | None:
+        if depth > MAX_FOLLOW:
+            return None
+        root = module.tree.root_node
+        stars: list[str] = []
+        for st in root.named_children:
+            if st.type != "export_statement":
+                continue
+            source = _string(module, st.child_by_field_name("source"))
+            decl = st.child_by_field_name("declaration")
+            if decl is not None:
+                for d in self._statement_decls(module, decl):
+                    if d.name == name:
+                        return d
+                continue
+            if name == "default" and any(c.type == "default" for c in st.children):
+                value = st.child_by_field_name("value")
+                if value is not None and value.type == "identifier":
+                    local = self._lookup(module, value, module.text_of(value))
+                    return self._follow(local, depth + 1) if local is not None else None
+            clause = next((c for c in st.named_children if c.type == "export_clause"), None)
+            if clause is None:
+                if source and any(c.type == "*" for c in st.children):
+                    stars.append(source)
+                continue
+            for spec in clause.named_children:
+                orig = spec.child_by_field_name("name")
+                alias = spec.child_by_field_name("alias") or orig
+                if orig is None or alias is None or module.text_of(alias) != name:
+                    continue
+                if source:
+                    target = self._module(module, source)
+                    return self._export(target, module.text_of(orig), depth + 1) if target else None
+                local = self._lookup(module, orig, module.text_of(orig))
+                return self._follow(local, depth + 1) if local is not None else None
+        for source in stars:
+            target = self._module(module, source)
+            if target is not None:
+                found = self._export(target, name, depth + 1)
+                if found is not None:
+                    return found
+        # A declaration exported elsewhere in the file (`export { x }` handled above).
+        for d in self._scope_decls(module, root):
+            if d.name == name and d.kind != "import":
+                return d
+        return None
+
+    # -- members --------------------------------------------------------------------------
+    def _member(self, parsed: Parsed, obj: Node, name: str, depth: int) -> Decl | str | None:
+        if depth > MAX_FOLLOW:
+            return None
+        if obj.type == "this":
+            cls = _enclosing_class(obj)
+            return self._class_member(parsed, cls, name, depth + 1) if cls is not None else None
+        if obj.type == "identifier":
+            found = self._lookup(parsed, obj, parsed.text_of(obj))
+            if found is None:
+                name_of = parsed.text_of(obj)
+                return f"lib.{name_of}.{name}" if name_of in JS_GLOBALS else None
+            target = self._follow(found, depth + 1)
+            if isinstance(target, str) or target is None:
+                return f"{target}.{name}" if isinstance(target, str) else None
+            if target.kind == "module":
+                return self._export(target.file, name, depth + 1)
+            if target.kind == "class":
+                return self._class_member(target.file, target.decl, name, depth + 1)
+            if target.kind == "enum":
+                return self._enum_member(target, name)
+            if target.kind in ("param", "variable", "member"):
+                return self._member_of_type(self._declared_type(target, depth + 1), name, depth)
+        if obj.type == "member_expression":
+            # `this.#options.retry`, `a.b.c`: the member's declared type names the receiver.
+            inner = obj.child_by_field_name("object")
+            prop = obj.child_by_field_name("property")
+            if inner is None or prop is None:
+                return None
+            field = self._member(parsed, inner, parsed.text_of(prop), depth + 1)
+            if isinstance(field, Decl) and field.kind == "member":
+                return self._member_of_type(self._declared_type(field, depth + 1), name, depth)
+            if isinstance(field, Decl) and field.kind in ("class", "module", "enum"):
+                return self._member_in(field, name, depth)
+        if obj.type == "call_expression":
+            return self._member_of_type(self._returned_type(parsed, obj, depth + 1), name, depth)
+        if obj.type == "parenthesized_expression" and obj.named_children:
+            return self._member(parsed, obj.named_children[0], name, depth + 1)
+        return None
+
+    def _member_in(self, target: Decl, name: str, depth: int) -> Decl | str | None:
+        if target.kind == "module":
+            return self._export(target.file, name, depth + 1)
+        if target.kind == "class":
+            return self._class_member(target.file, target.decl, name, depth + 1)
+        if target.kind == "enum":
+            return self._enum_member(target, name)
+        return None
+
+    def _member_of_type(self, typ: Decl | str | None, name: str, depth: int) -> Decl | str | None:
+        """`name` on a value of type `typ` (a class or an interface: its member, as the
+        compiler resolves it; an outside type: its full name)."""
+        if isinstance(typ, str):
+            return f"{typ}.{name}"
+        if typ is not None and typ.kind in ("class", "interface"):
+            return self._class_member(typ.file, typ.decl, name, depth + 1)
+        return None
+
+    def _returned_type(self, parsed: Parsed, call: Node, depth: int) -> Decl | str | None:
+        """The declared return type of a workspace function or method called by `call`."""
+        if depth > MAX_FOLLOW:
+            return None
+        callee = call.child_by_field_name("function")
+        fn: Decl | str | None = None
+        if callee is not None and callee.type == "identifier":
+            found = self._lookup(parsed, callee, parsed.text_of(callee))
+            fn = self._follow(found, depth + 1) if found is not None else None
+        elif callee is not None and callee.type == "member_expression":
+            obj = callee.child_by_field_name("object")
+            prop = callee.child_by_field_name("property")
+            if obj is not None and prop is not None:
+                fn = self._member(parsed, obj, parsed.text_of(prop), depth + 1)
+        if not isinstance(fn, Decl):
+            return None
+        if fn.kind == "class":
+            return fn  # a call of a class (JavaScript factories): its instances
+        node = fn.decl
+        if node.type in ("variable_declarator", "public_field_definition"):
+            value = node.child_by_field_name("value")
+            node = value if value is not None else node  # const f = (…): T => …
+        return self._annotated(fn.file, node.child_by_field_name("return_type"), depth)
+
+    def _contextual_type(self, d: Decl, depth: int) -> Decl | str | None:
+        """An unannotated parameter of a callback passed to a workspace function or
+        constructor (`new Observable((subscriber) => …)`): the type the callee's parameter
+        declares for it, as the compiler types it from context."""
+        if depth > MAX_FOLLOW:
+            return None
+        param = d.decl
+        if param.type == "identifier":
+            fn, index = param.parent, 0  # `x => …`
+        else:
+            if param.child_by_field_name("pattern") != d.node:
+                return None  # a destructured name
+            plist = param.parent
+            fn = plist.parent if plist is not None else None
+            index = plist.named_children.index(param) if plist is not None else -1
+        args = fn.parent if fn is not None else None
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if fn is None or args is None or call is None or index < 0:
+            return None
+        arg_index = next((i for i, a in enumerate(args.named_children) if a == fn), -1)
+        callee: Decl | str | None = None
+        if call.type == "new_expression":
+            ctor = call.child_by_field_name("constructor")
+            found = self._lookup(d.file, ctor, d.file.text_of(ctor)) if ctor is not None else None
+            cls = self._follow(found, depth + 1) if found is not None else None
+            if isinstance(cls, Decl) and cls.kind == "class":
+                callee = self._class_member(cls.file, cls.decl, "constructor", depth + 1)
+        elif call.type == "call_expression":
+            f = call.child_by_field_name("function")
+            if f is not None and f.type == "identifier":
+                found = self._lookup(d.file, f, d.file.text_of(f))
+                callee = self._follow(found, depth + 1) if found is not None else None
+            elif f is not None and f.type == "member_expression":
+                obj, prop = f.child_by_field_name("object"), f.child_by_field_name("property")
+                if obj is not None and prop is not None:
+                    callee = self._member(d.file, obj, d.file.text_of(prop), depth + 1)
+        if not isinstance(callee, Decl):
+            return None
+        params = callee.decl.child_by_field_name("parameters")
+        if params is None and callee.decl.type in (
+            "variable_declarator",
+            "public_field_definition",
+        ):
+            value = callee.decl.child_by_field_name("value")
+            params = value.child_by_field_name("parameters") if value is not None else None
+        declared = _own_params(callee.file, params)
+        if not 0 <= arg_index < len(declared):
+            return None
+        annotation = declared[arg_index].child_by_field_name("type")
+        fn_type = annotation.named_children[0] if annotation is not None else None
+        if fn_type is None or fn_type.type != "function_type":
+            return None
+        inner = _own_params(callee.file, fn_type.child_by_field_name("parameters"))
+        if index >= len(inner):
+            return None
+        return self._annotated(callee.file, inner[index].child_by_field_name("type"), depth)
+
+    def _annotated(self, parsed: Parsed, annotation: Node | None, depth: int) -> Decl | str | None:
+        """The class or interface a type annotation names (`: Foo`, `: Foo<T>`)."""
+        if annotation is None or not annotation.named_children:
+            return None
+        node: Node | None = annotation.named_children[0]
+        if node is not None and node.type == "generic_type":
+            node = node.child_by_field_name("name")
+        if node is None or node.type not in ("type_identifier", "identifier"):
+            return None
+        type_name = parsed.text_of(node)
+        found = self._lookup(parsed, node, type_name)
+        if found is None:
+            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
+        return self._follow(found, depth + 1)
+
+    def _declared_type(self, d: Decl, depth: int) -> Decl | str | None:
+        """The class or interface a parameter, variable or field is declared as (its type
+        annotation, or `new C(…)` as its value)."""
+        node: Node | None = None
+        annotation = d.decl.child_by_field_name("type")
+        if d.kind == "param" and annotation is None:
+            return self._contextual_type(d, depth + 1)
+        if annotation is not None and annotation.named_children:
+            node = annotation.named_children[0]
+            if node.type == "generic_type":
+                node = node.child_by_field_name("name")
+        else:
+            value = d.decl.child_by_field_name("value")
+            if value is not None and value.type == "new_expression":
+                node = value.child_by_field_name("constructor")
+            elif value is not None and value.type == "call_expression":
+                # `const s = createSubscriber(…)`: the function's declared return type.
+                return self._returned_type(d.file, value, depth + 1)
+        if node is None or node.type not in ("type_identifier", "identifier"):
+            return None
+        type_name = d.file.text_of(node)
+        found = self._lookup(d.file, node, type_name)
+        if found is None:
+            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
+        return self._follow(found, depth + 1)
+
+    def _enum_member(self, enum: Decl, name: str) -> Decl | None:
+        body = enum.decl.child_by_field_name("body")
+        for m in body.named_children if body is not None else ():
+            key = m.child_by_field_name("name") if m.type == "enum_assignment" else m
+            if key is not None and enum.file.text_of(key) == name:
+                return Decl(name, key, m, "member", enum.file)
+        return None
+
+    def _class_member(self, parsed: Parsed, cls: Node, name: str, depth: int) -> Decl | str | None:
+        if depth > MAX_FOLLOW:
+            return None
+        body = cls.child_by_field_name("body")
+        for m in body.named_children if body is not None else ():
+            key = m.child_by_field_name("name")
+            if key is not None and parsed.text_of(key) == name and m.type != "method_definition":
+                return Decl(name, key, m, "member", parsed)
+            if key is not None and parsed.text_of(key) == name:
+                return Decl(name, key, m, "method", parsed)
+            if (
+                m.type == "method_definition"
+                and key is not None
+                and parsed.text_of(key) == "constructor"
+            ):
+                params = m.child_by_field_name("parameters")
+                for p in params.named_children if params is not None else ():
+                    if any(
+                        c.type == "accessibility_modifier" or c.type == "readonly"
+                        for c in p.children
+                    ):
+                        pattern = p.child_by_field_name("pattern")
+                        if pattern is not None and parsed.text_of(pattern) == name:
+                            return Decl(name, pattern, p, "member", parsed)
+        heritage = next((c for c in cls.named_children if c.type == "class_heritage"), None)
+        extends = None
+        if heritage is not None:
+            clause = next((c for c in heritage.named_children if c.type == "extends_clause"), None)
+            extends = clause.child_by_field_name("value") if clause is not None else None
+            if extends is None and clause is None and heritage.named_children:
+                extends = heritage.named_children[0]  # JavaScript: `extends X` directly
+        if extends is None:
+            return None
+        if extends.type != "identifier":
+            return None
+        base = self._lookup(parsed, extends, parsed.text_of(extends))
+        target = self._follow(base, depth + 1) if base is not None else None
+        if isinstance(target, str):
+            return f"{target}.{name}"
+        if target is None or target.kind != "class":
+            if base is None and parsed.text_of(extends) in JS_GLOBALS:
+                return f"lib.{parsed.text_of(extends)}.{name}"
+            return None
+        return self._class_member(target.file, target.decl, name, depth + 1)
+
+    # -- results --------------------------------------------------------------------------
+    def _result(self, found: Decl | str | None) -> Resolution | None:
+        if found is None:
+            return None
+        if isinstance(found, str):
+            return Resolution((), found)
+        return Resolution((_target(found),), "")
+
+
+def _overload(found: Decl | str | None, callee: Node) -> Decl | str | None:
+    """Among a function's overload signatures, the first whose arity fits the call (the
+    one TypeScript picks for plain calls)."""
+    call = callee.parent
+    if not isinstance(found, Decl) or call is None or call.type != "call_expression":
+        return found
+    if call.child_by_field_name("function") != callee:
+        return found
+    args = call.child_by_field_name("arguments")
+    n_args = len(args.named_children) if args is not None else 0
+    container = found.decl.parent
+    if container is not None and container.type == "export_statement":
+        container = container.parent
+    if container is None:
+        return found
+    siblings: list[Node] = []
+    for child in container.named_children:
+        decl = (
+            child.child_by_field_name("declaration") if child.type == "export_statement" else child
+        )
+        key = decl.child_by_field_name("name") if decl is not None else None
+        if decl is not None and key is not None and found.file.text_of(key) == found.name:
+            siblings.append(decl)
+    for decl in siblings:
+        params = decl.child_by_field_name("parameters")
+        plist = params.named_children if params is not None else []
+        required = sum(1 for p in plist if p.type == "required_parameter" and not _is_rest(p))
+        rest = any(_is_rest(p) for p in plist)
+        if required <= n_args and (rest or n_args <= len(plist)):
+            key = decl.child_by_field_name("name")
+            if key is not None:
+                return Decl(found.name, key, decl, found.kind, found.file)
+    return found
+
+
+def _own_params(parsed: Parsed, params: Node | None) -> list[Node]:
+    """A parameter list without TypeScript's `this:` pseudo-parameter."""
+    out = []
+    for p in params.named_children if params is not None else ():
+        pattern = p.child_by_field_name("pattern")
+        if pattern is not None and parsed.text_of(pattern) == "this":
+            continue
+        out.append(p)
+    return out
+
+
+def _is_rest(param: Node) -> bool:
+    pattern = param.child_by_field_name("pattern")
+    return pattern is not None and pattern.type == "rest_pattern"
+
+
+def _target(d: Decl) -> Target:
+    f = d.file
+    if d.kind == "module":
+        return Target(f.rel, 1, 0, d.name, "module", f.module_name, "", "")
+    row, col = f.position(d.node)
+    local = d.kind == "param" or (d.kind == "variable" and _inside_function(d.decl))
+    return Target(
+        path=f.rel, line=row + 1, column=col, name=d.name, kind=d.kind,
+        full_name=f"{f.module_name}.{d.name}", signature=f.line(row).strip(),
+        doc_summary="" if local else f.doc_before(d.decl), local=local,
+    )  # fmt: skip
+
+
+def _inside_function(node: Node) -> bool:
+    p = node.parent
+    while p is not None:
+        if p.type in _FUNCTIONS:
+            return True
+        p = p.parent
+    return False
+
+
+def _enclosing_class(node: Node) -> Node | None:
+    p = node.parent
+    while p is not None:
+        if p.type in _CLASSES:
+            return p
+        if p.type in ("function_declaration", "function_expression", "function"):
+            return None  # `this` of a plain function is not the class's
+        p = p.parent
+    return None
+
+
+def _pattern_names(node: Node | None) -> Iterator[Node]:
+    if node is None:
+        return
+    if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+        yield node
+        return
+    if node.type in ("object_pattern", "array_pattern", "pair_pattern", "rest_pattern",
+                     "assignment_pattern", "object_assignment_pattern"):  # fmt: skip
+        for child in node.named_children:
+            if node.type == "pair_pattern" and child == node.child_by_field_name("key"):
+                continue
+            if node.type in ("assignment_pattern", "object_assignment_pattern") and (
+                child == node.child_by_field_name("right")
+            ):
+                continue
+            yield from _pattern_names(child)
+
+
+def _string(parsed: Parsed, node: Node | None) -> str:
+    if node is None:
+        return ""
+    return parsed.text_of(node).strip("\"'`")
