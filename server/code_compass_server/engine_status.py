@@ -28,6 +28,7 @@ from code_compass_server.index.live_progress import (
 from code_compass_server.index.registry import ProjectRegistry
 from code_compass_server.index.scheduler import IndexScheduler
 from code_compass_server.index.summary import IndexSummary
+from code_compass_server.index.verify import closed_cleanly
 from code_compass_server.records import JsonObject
 
 ROUND_RATE = 1  # digits of embedRate and embedEtaS
@@ -130,6 +131,16 @@ def _project_status(
         client, phase = live.state, live.phase
         rate = round(live.embed_rate, ROUND_RATE)
         eta = round(live.embed_eta_s, ROUND_RATE) if live.embed_eta_s is not None else None
+    elif p.read_only and client == "embedding":
+        # No process computes the missing vectors: "embedding" would promise progress that
+        # never comes. The saved ones stay; the next writer computes the rest.
+        client, phase = "ready", "stopped"
+        if not last_error and not closed_cleanly(p.directory):
+            last_error = (
+                f"embedding stopped at {counts['embedded']} of {counts['chunks']} chunks: the"
+                " indexing process ended without closing (killed or crashed); `code-compass"
+                " index` computes the rest, the saved vectors are kept"
+            )
     return ProjectStatus(
         name=name,
         root=p.root,

@@ -4,6 +4,7 @@ chunk set and every chunk embedded."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +53,55 @@ def test_kill_between_catalog_commit_and_vector_save(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     problem = compare(read_state(storage, ws), fresh_state(tmp_path, ws), embed=True)
     assert problem == ""
+
+
+# Index lexically only (the vectors are what is left to compute), then die without closing.
+KILLED_BEFORE_EMBEDDING = """
+import os, signal, sys
+from pathlib import Path
+from code_compass_server.engine import Engine
+from code_compass_server.settings import EngineSettings
+e = Engine.open(Path(sys.argv[1]), EngineSettings(embeddings=True))
+e.add_project(Path(sys.argv[2]))
+if e.embeddings.error:
+    print("no-model", flush=True)
+    sys.exit(0)
+e.index(embed=False, background_embed=False)
+print("dying", flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _status(storage: Path, ws: Path) -> dict[str, object]:
+    cmd = [sys.executable, "-m", "code_compass_server", "status", "--json"]
+    run = subprocess.run(
+        [*cmd, "--workspace", str(ws), "--storage", str(storage)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    project: dict[str, object] = json.loads(run.stdout)["projects"][0]
+    return project
+
+
+def test_status_after_a_kill_during_embedding_says_it_stopped(tmp_path: Path) -> None:
+    """Nobody computes the missing vectors once the writer is gone: status must not say
+    `embedding` (a promise of progress) but that it stopped, and how to finish."""
+    ws = write_workspace(tmp_path / "ws", FILES, 0)
+    storage = tmp_path / "store"
+    repo = Path(__file__).resolve().parents[2]
+    run = subprocess.run(
+        [sys.executable, "-c", KILLED_BEFORE_EMBEDDING, str(storage), str(ws)],
+        capture_output=True, text=True, cwd=repo, timeout=600,
+    )  # fmt: skip
+    if run.stdout.strip() == "no-model":
+        pytest.skip("embedding model not available")
+    assert run.stdout.strip() == "dying" and run.returncode == -9, run.stderr
+    p = _status(storage, ws)
+    assert (p["state"], p["phase"], p["writerPid"]) == ("ready", "stopped", None), p
+    assert isinstance(p["chunks"], int) and p["chunks"] > 0 and p["embedded"] == 0, p
+    assert "ended without closing" in str(p["lastError"]), p
+    again = subprocess.run(index_cmd(storage, ws, embed=True), capture_output=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    p = _status(storage, ws)
+    assert (p["state"], p["lastError"]) == ("ready", ""), p
+    assert p["embedded"] == p["chunks"], p

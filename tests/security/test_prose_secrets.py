@@ -44,3 +44,18 @@ def test_a_password_stated_in_words_is_masked() -> None:
 @pytest.mark.parametrize("text", HARD_NEGATIVES)
 def test_code_that_only_looks_random_survives(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('auth_token = "is not a"', "is not a"),  # a credential-qualified token keeps any value
+        (f'token = "{HEX32}"', HEX32),  # a bare token with a random value
+        ("db: postgres://app:s3cr3t-Pa55@db.internal/app", "s3cr3t-Pa55"),
+        ("the wifi password is Tr0ub4dor&3", "Tr0ub4dor&3"),
+        ('DATABASES = {"default": {"PASSWORD": "correct-horse-battery-staple"}}', "horse"),
+    ],
+)
+def test_what_the_false_positive_rules_leave_out_is_still_masked(text: str, value: str) -> None:
+    out, count = redact(text)
+    assert value not in out and count >= 1

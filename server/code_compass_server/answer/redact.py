@@ -15,7 +15,14 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from code_compass_server.index.secrets_detect import find_secrets, mask, names_code
+from code_compass_server.index.secrets_detect import (
+    find_secrets,
+    mask,
+    names_code,
+    not_a_secret_shape,
+    placeholder_password,
+    random_looking,
+)
 
 MASK = "[REDACTED]"
 
@@ -57,9 +64,11 @@ _SECRET_NAME = (
 )
 # name = "value" / name: 'value' / NAME=value (env files, yaml, code).
 # A quoted value may hold any character but its quote (Django keys carry `#)(=!`).
+# Within one line: `password:` ending a line is a label or a block (`if password:`), and
+# `<input` after `Password:` is markup.
 _ASSIGN = re.compile(
-    rf"(?P<pre>(?P<name>{_SECRET_NAME})[\"']?\s*(?::=|=>|=|:)\s*)"
-    r"(?:(?P<q>[\"'`])(?P<qval>[^\"'`\n]{4,}?)(?P=q)|(?P<val>[^\s\"'`,;()\[\]{}]{4,}))",
+    rf"(?P<pre>(?P<name>{_SECRET_NAME})[\"']?[ \t]*(?::=|=>|=|:)[ \t]*)"
+    r"(?:(?P<q>[\"'`])(?P<qval>[^\"'`\n]{4,}?)(?P=q)|(?P<val>[^\s\"'`,;()\[\]{}<>]{4,}))",
     re.I,
 )
 # Any long high-entropy quoted literal assigned to anything (catches `KEY = "b64..."`).
@@ -81,8 +90,26 @@ def _entropy(s: str) -> float:
 
 
 def _looks_like_identifier(value: str) -> bool:
-    # `token = get_token` / `secret: SecretStr` are code, not secrets.
-    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z_.]*", value))
+    # `token = get_token` / `secret: SecretStr` / `dollarToken = +dollarToken` /
+    # `token = _XRegExp$exec2` are code, not secrets.
+    return bool(re.fullmatch(r"[+!~-]?[A-Za-z_$][\w$.]*", value))
+
+
+# A name whose secret word is a bare `token` (`token`, `some_token`, `dollarToken`) is as
+# often a parser's token as a credential: its value must look random to count.
+_TOKEN_NAME = re.compile(r"(?i)(?P<prefix>.*?)[._-]?tokens?")
+_CREDENTIAL_QUALIFIER = re.compile(
+    r"(?i).*(?:auth|access|api|bearer|refresh|csrf|xsrf|session|id|oauth|secret|private|personal"
+    r"|service|bot|app|client|jwt|reset|github|gitlab|slack|npm|pypi)"
+)
+
+
+def _bare_token_name(name: str) -> bool:
+    m = _TOKEN_NAME.fullmatch(name)
+    if not m:
+        return False
+    last = re.split(r"[._-]", m.group("prefix"))[-1]
+    return not _CREDENTIAL_QUALIFIER.fullmatch(last)
 
 
 @dataclass(slots=True)
@@ -111,6 +138,8 @@ class Redactor:
             self.counts[kind] += n
 
         def url(m: re.Match[str]) -> str:
+            if placeholder_password(m.group("cred").split(":", 1)[1]):
+                return m.group(0)
             self.counts["url_credentials"] += 1
             return f"{m.group('pre')}{MASK}@"
 
@@ -133,6 +162,8 @@ class Redactor:
                 return m.group(0)
             if MASK in val:
                 return m.group(0)
+            if _bare_token_name(m.group("name")) and not random_looking(val):
+                return m.group(0)
             self.counts["secret_assignment"] += 1
             return f"{m.group('pre')}{q}{MASK}{q}"
 
@@ -141,6 +172,8 @@ class Redactor:
         def high_entropy(m: re.Match[str]) -> str:
             val = m.group("val")
             if _entropy(val) < 4.0 or not re.search(r"\d", val) or not re.search(r"[A-Za-z]", val):
+                return m.group(0)
+            if not_a_secret_shape(val):
                 return m.group(0)
             self.counts["high_entropy"] += 1
             q = m.group("q")

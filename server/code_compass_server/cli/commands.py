@@ -181,11 +181,18 @@ def cmd_status(args: argparse.Namespace) -> int:
         print_json(status)
     else:
         for p in status["projects"]:
-            print(
-                f"{inline(p['name'])} ({inline(p['root'])}): {p['files']} files, "
-                f"{p['chunks']} chunks, {p['embedded']}/{p['embedTotal']} embedded, "
-                f"index at {inline(p['storage'])}"
+            where = (
+                f"team index {inline(str(p.get('server', '')))}, {p.get('behind', 0)} paths behind"
+                if p.get("backend") == "team"
+                else f"index at {inline(p['storage'])}"
             )
+            print(
+                f"{inline(p['name'])} ({inline(p['root'])}): {p['state']} ({p['phase']}), "
+                f"{p['files']} files, {p['chunks']} chunks, "
+                f"{p['embedded']}/{p['embedTotal']} embedded, {where}"
+            )
+            if p.get("lastError"):
+                print(f"  last error: {inline(p['lastError'])}")
     return 0
 
 

@@ -102,7 +102,7 @@ NEAR_WORDS = re.compile(
     r"|docker|jenkins|circleci|vault|algolia|mapbox|segment|newrelic|postmark|plaid|square"
     r"|telegram|discord|zendesk|intercom|hubspot|salesforce|jira|atlassian|linear|notion"
     r"|airtable|dropbox|box|nexmo|vonage|messagebird|pusher|supabase|vercel|netlify|render)"
-    r"(?![a-z])"
+    r"(?![a-z0-9])"
 )
 # Words that say a nearby hex string is a digest or an id, not a credential.
 DIGEST_WORDS = re.compile(
@@ -135,6 +135,67 @@ _PLACEHOLDER = re.compile(
     r"(?i)^(?:\[REDACTED\]|none|null|true|false|changeme|example|placeholder|redacted|xxx+|\*+"
     r"|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|%\(?[a-z_]+\)?s?)$"
 )
+
+
+# A file name or path (`custom_admin/password_change_form.html`, `make.bat`): code, not a secret.
+_FILE_NAME = re.compile(
+    r"[\w.-]*(?:/[\w.-]+)*\.(?:html?|txt|py|js|ts|json|ya?ml|md|rst|cfg|ini|toml|bat|sh|css|xml|csv"
+    r"|log)"
+)
+# A hash format's prefix (`password__startswith="sha1$$"`): the algorithm's name, no secret.
+_HASH_PREFIX = re.compile(r"[a-z0-9_]+\$+")
+# Code in prose: a dotted name, a name with `_` or `$`, an environment reference (`%HOMEPATH%`).
+_PROSE_CODE = re.compile(
+    r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[A-Za-z$]*[_$][\w$]*|%[A-Za-z_]+%.*"
+)
+# "the password hasher is Argon2id": the secret word qualifies another noun, it is not the
+# thing stated.
+_COMPOUND_HEAD = re.compile(
+    r"(?i)(?:hasher|hashers|hash|hashing|fields?|validators?|validation|reset|length|policy"
+    r"|manager|form|strength|format|type|endpoint|url|name|file|prefix|algorithm|generator"
+    r"|change|storage|check|rules|variant|backend)[:=]?"
+)
+# A URL query value (`?gid=A6CD...`) belongs to its own key, not to a credential word nearby.
+_QUERY_KEY = re.compile(r"[?&](?P<key>[A-Za-z_][\w-]*)=$")
+_URL_PLACEHOLDER = re.compile(
+    r"(?i)(?:password|passwd|pass|pwd|pw|secret|changeme|x+|\*+|<[^>]*>|\$\{?[A-Za-z_]\w*\}?)"
+)
+
+
+def placeholder_password(value: str) -> bool:
+    """`password`, `pass`, `xxx`, `${PASS}` or under four characters (`foo:bar@`): the
+    documentation's stand-in for a URL's password."""
+    return len(value) < 4 or bool(_URL_PLACEHOLDER.fullmatch(value))
+
+
+def sequential(value: str) -> bool:
+    """An alphabet or a run of keys (`0123...XYZ`, `abcxyz-ABCXYZ_0123`): no secret is made
+    of consecutive characters."""
+    core = [ch for ch in value if ch.isalnum()]
+    if len(core) < 8:
+        return False
+    steps = sum(1 for a, b in itertools.pairwise(core) if ord(b) - ord(a) == 1)
+    return steps >= 0.6 * (len(core) - 1)
+
+
+def word_composed(value: str) -> bool:
+    """A slug or identifier built from words (`generic_relations-taggeditem-0-DELETE`,
+    `tabular-inline-1981-08-22`): every part between separators is letters, or a short
+    number."""
+    parts = [p for p in re.split(r"[-_/.+:]+", value.strip("=")) if p]
+    return len(parts) >= 2 and all(p.isalpha() or (p.isdigit() and len(p) <= 4) for p in parts)
+
+
+def path_like(value: str) -> bool:
+    """A URL path (`/django/django/commit/afa3e16...`): two or more plain words between
+    slashes; base64 has none."""
+    parts = value.split("/")
+    return len(parts) >= 3 and sum(1 for p in parts if re.fullmatch(r"[a-z]{3,}", p)) >= 2
+
+
+def not_a_secret_shape(value: str) -> bool:
+    """Long literals that are code or data, whatever their entropy."""
+    return sequential(value) or word_composed(value) or path_like(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +252,8 @@ def _benign(value: str, line: str, quoted: bool) -> bool:
     v = value.strip("'\"`")
     if len(v) < MIN_SECRET_CHARS or _PLACEHOLDER.match(v):
         return True
+    if _FILE_NAME.fullmatch(v) or _HASH_PREFIX.fullmatch(v):
+        return True
     if not quoted and (_IDENTIFIER.fullmatch(v) or _CODE_VALUE.fullmatch(v) or v.isdigit()):
         return True  # `password: str`, `token = get_token()`, `timeout = 3600`: code
     if quoted and (_FIELD_NAME.fullmatch(v) or _TEST_WORD.fullmatch(v)):
@@ -237,6 +300,8 @@ def _line_spans(line: str, base: int) -> Iterator[SecretSpan]:
     p = _plugins()
     for kind, plugin in p.regex:
         for value in plugin.analyze_string(line):
+            if kind == "basic_auth_credentials" and placeholder_password(value):
+                continue  # `http://username:password@host`: the docs' placeholder
             if value and len(value) >= MIN_SECRET_CHARS:
                 yield from _spans_of(line, value, kind, base)
     for regex_set in p.keyword_sets if p.keyword_words.search(line) else ():
@@ -252,19 +317,31 @@ def _line_spans(line: str, base: int) -> Iterator[SecretSpan]:
                 b64.calculate_shannon_entropy(value) > ENTROPY_BASE64_LIMIT
                 and not h.is_potential_uuid(value)
                 and not h.is_likely_id_string(value, line, b64)
+                and not not_a_secret_shape(value)
             ):
                 yield from _spans_of(line, value, "high_entropy_base64", base)
     for kind, rx in PREFIXED:
         for m in rx.finditer(line):
             yield SecretSpan(base + m.start(), base + m.end(), kind)
     for m in PROSE.finditer(line):
-        value = m.group("val").rstrip(".:!?")
-        if _digest(value, line):
-            continue
-        if _HAS_NON_LETTER.search(value) and not _benign(value, line, quoted=True):
+        value = _prose_value(m, line)
+        if value:
             yield SecretSpan(
                 base + m.start("val"), base + m.start("val") + len(value), "prose_secret"
             )
+
+
+def _prose_value(m: re.Match[str], context: str) -> str:
+    """The secret a PROSE match states, or "" when the match is code, markup or a digest."""
+    value = m.group("val").rstrip(".:!?")
+    if sum(ch.isalnum() for ch in value) < 2 or _digest(value, context):
+        return ""  # `Password\n========`: a heading's underline
+    words = m.group(0)[: m.start("val") - m.start()].split()
+    if len(words) >= 2 and _COMPOUND_HEAD.fullmatch(words[1]):
+        return ""
+    if _PROSE_CODE.fullmatch(value) or not _HAS_NON_LETTER.search(value):
+        return ""
+    return "" if _benign(value, context, quoted=True) else value
 
 
 def _digest(value: str, context: str) -> bool:
@@ -281,7 +358,7 @@ def _entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
-def _random_looking(token: str) -> bool:
+def random_looking(token: str) -> bool:
     """Mixed letters and digits with high entropy, not an identifier or a UUID."""
     core = token.strip("=")
     digits = sum(ch.isdigit() for ch in core)
@@ -304,7 +381,10 @@ def _near_spans(line: str, base: int) -> Iterator[SecretSpan]:
         return
     for m in NEAR_TOKEN.finditer(line):
         token = m.group(0)
-        if not _random_looking(token):
+        if not random_looking(token) or not_a_secret_shape(token):
+            continue
+        key = _QUERY_KEY.search(line, max(0, m.start() - 40), m.start())
+        if key and not NEAR_WORDS.fullmatch(key.group("key")):
             continue
         lo, hi = max(0, m.start() - NEAR_WINDOW_CHARS), m.end() + NEAR_WINDOW_CHARS
         around = line[lo : m.start()] + " " + line[m.end() : hi]
@@ -319,7 +399,7 @@ def _near_spans(line: str, base: int) -> Iterator[SecretSpan]:
             _HAS_NON_LETTER.search(value)
             and not _benign(value, line, quoted=True)
             and not _IDENTIFIER.fullmatch(value)
-            and not re.fullmatch(r"[\w.]+\(.*|[a-z_]+\.[a-z_.]+", value)
+            and not re.fullmatch(r"[\w.]+\(.*|[a-z_]+\.[a-z_.]+|[\w-]+=.*", value)
         ):
             yield SecretSpan(
                 base + m.start("val"), base + m.start("val") + len(value), "stated_password"
@@ -336,10 +416,8 @@ def find_secrets(text: str) -> list[SecretSpan]:
             spans.extend(_near_spans(line, base))
         base += len(line)
     for m in PROSE.finditer(text):  # whole text: prose wraps ("the password for the\n...is")
-        value = m.group("val").rstrip(".:!?")
-        if _digest(value, text[max(0, m.start() - NEAR_WINDOW_CHARS) : m.end()]):
-            continue
-        if _HAS_NON_LETTER.search(value) and not _benign(value, m.group(0), quoted=True):
+        value = _prose_value(m, text[max(0, m.start() - NEAR_WINDOW_CHARS) : m.end()])
+        if value:
             spans.append(SecretSpan(m.start("val"), m.start("val") + len(value), "prose_secret"))
     return merge(spans)
 

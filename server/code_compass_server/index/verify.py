@@ -187,6 +187,11 @@ def record_clean_close(directory: Path) -> None:
         log.info("%s: clean close not recorded (%s)", directory, exc)
 
 
+def closed_cleanly(directory: Path) -> bool:
+    """Whether the last writer left its clean-close record (read-only: nothing consumed)."""
+    return (directory / CLEAN_CLOSE_FILE).is_file()
+
+
 def take_clean_close(directory: Path) -> bool:
     """True if the last writer closed cleanly and no store file changed since; the record is
     consumed, so a writer that dies from now on leaves none (writer only)."""
