@@ -189,11 +189,13 @@ class HoverFeature:
                 if min(read.values()) >= EVIDENCE_MIN_HITS:
                     break
                 continue  # past the budget, the other kind still gets its passages
-            read[is_doc] += 1
+            # Only passages that can be evidence count toward the minimum: on a loaded machine
+            # the definitions alone (ranked first) would use it up and leave no usage shown.
             if is_definition_chunk(hit, defs):
                 continue
             if hit.language not in DOC_LANGUAGES and hit.language not in CODE_LANGUAGES:
                 continue  # configuration and scripts: the word, not a use of the symbol
+            read[is_doc] += 1
             bucket = docs if hit.language in DOC_LANGUAGES else code
             if len(bucket) >= HOVER_EVIDENCE_PER_KIND:
                 continue
