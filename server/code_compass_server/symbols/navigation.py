@@ -256,7 +256,8 @@ class SymbolNavigator:
         def_language = language_for(targets[0].path) or ""
         own = {(t.path, t.line, t.column) for t in targets}
         paths: list[str] = []
-        if all(t.local for t in targets):
+        if all(t.local for t in targets) or name.startswith("#"):
+            # A local, or a JavaScript private name (`#x`: only its class's body can say it).
             paths = sorted({t.path for t in targets})
         else:
             for hit in self.source.mentions(name, project, LENS_SCAN_CHUNKS):

@@ -9,6 +9,7 @@ undecided: `None`, and the hover falls back to the name lookup, saying so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -104,8 +105,95 @@ JS_GLOBALS = frozenset(
         "InstanceType",
         "NonNullable",
         "Awaited",
+        # ES2015+ and the web platform's globals (lib.es*.d.ts, lib.dom.d.ts), which
+        # Node, Deno, Bun and workers share.
+        "Intl",
+        "Atomics",
+        "SharedArrayBuffer",
+        "AggregateError",
+        "WeakRef",
+        "FinalizationRegistry",
+        "Int8Array",
+        "Uint8Array",
+        "Uint8ClampedArray",
+        "Int16Array",
+        "Uint16Array",
+        "Int32Array",
+        "Uint32Array",
+        "Float32Array",
+        "Float64Array",
+        "BigInt64Array",
+        "BigUint64Array",
+        "ArrayBufferView",
+        "PropertyKey",
+        "ConstructorParameters",
+        "ThisParameterType",
+        "OmitThisParameter",
+        "ThisType",
+        "Uppercase",
+        "Lowercase",
+        "Capitalize",
+        "Uncapitalize",
+        "TemplateStringsArray",
+        "encodeURI",
+        "encodeURIComponent",
+        "decodeURI",
+        "decodeURIComponent",
+        "escape",
+        "unescape",
+        "structuredClone",
+        "atob",
+        "btoa",
+        "fetch",
+        "crypto",
+        "navigator",
+        "performance",
+        "Response",
+        "Request",
+        "Headers",
+        "URL",
+        "URLSearchParams",
+        "ReadableStream",
+        "WritableStream",
+        "TransformStream",
+        "ReadableStreamDefaultReader",
+        "ReadableStreamDefaultController",
+        "TextEncoder",
+        "TextDecoder",
+        "TextEncoderStream",
+        "TextDecoderStream",
+        "CompressionStream",
+        "DecompressionStream",
+        "Blob",
+        "File",
+        "FormData",
+        "WebSocket",
+        "Event",
+        "EventTarget",
+        "CustomEvent",
+        "MessageEvent",
+        "CloseEvent",
+        "ErrorEvent",
+        "DOMException",
+        "BodyInit",
+        "HeadersInit",
+        "RequestInit",
+        "ResponseInit",
+        "RequestInfo",
+        "Worker",
+        "MessageChannel",
+        "MessagePort",
+        "BroadcastChannel",
+        "CryptoKey",
+        "SubtleCrypto",
+        "Buffer",
     ]
 )
+
+
+# The lib's mapped types that keep their argument's members (`Partial<Options>` has
+# `Options`'s members, all optional): a member is found on the argument.
+_SAME_SHAPE_WRAPPERS = frozenset({"Partial", "Readonly", "Required", "NonNullable", "Awaited"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +226,16 @@ class TypeScriptScopes:
         parent = node.parent
         if parent is not None and parent.type == "export_specifier":
             return self._result(self._export_specifier(parsed, parent))
+        if node.type == "private_property_identifier" and (
+            parent is None or parent.type == "member_expression"
+        ):
+            # `obj.#x` names the `#x` of the class whose body the code is in, whatever `obj`
+            # is: private names are lexically scoped (the compiler's rule, not a guess).
+            return self._result(self._private_member(parsed, node, name))
         if (
             parent is not None
             and parent.type == "member_expression"
-            and node.type in ("property_identifier", "private_property_identifier")
+            and node.type == "property_identifier"
         ):
             obj = parent.child_by_field_name("object")
             if obj is None:
@@ -189,7 +283,9 @@ class TypeScriptScopes:
                     return d
             scope = scope.parent
         if parent.type in ("method_definition", "public_field_definition", "method_signature",
-                           "property_signature", "abstract_method_signature"):  # fmt: skip
+                           "property_signature", "abstract_method_signature") and (
+            parent.child_by_field_name("name") == node
+        ):  # fmt: skip
             return Decl(parsed.text_of(node), node, parent, "member", parsed)
         return None
 
@@ -298,6 +394,10 @@ class TypeScriptScopes:
 
     # -- imports and exports ------------------------------------------------------------
     def _follow(self, d: Decl, depth: int) -> Decl | str | None:
+        if d.kind == "variable":
+            value = d.decl.child_by_field_name("value")
+            if value is not None and value.type == "class":
+                return Decl(d.name, d.node, value, "class", d.file)  # `const C = class …`
         if d.kind != "import":
             return d
         if depth > MAX_FOLLOW:
@@ -376,7 +476,7 @@ class TypeScriptScopes:
         for d in self._scope_decls(module, root):
             if d.name == name and d.kind != "import":
                 return d
-        return None
+        return _exported_in_error(module, name)
 
     # -- members --------------------------------------------------------------------------
     def _member(self, parsed: Parsed, obj: Node, name: str, depth: int) -> Decl | str | None:
@@ -408,14 +508,29 @@ class TypeScriptScopes:
             if inner is None or prop is None:
                 return None
             field = self._member(parsed, inner, parsed.text_of(prop), depth + 1)
+            if isinstance(field, str):
+                return f"{field}.{name}"  # a member of something outside is outside too
             if isinstance(field, Decl) and field.kind == "member":
                 return self._member_of_type(self._declared_type(field, depth + 1), name, depth)
+            if isinstance(field, Decl) and _is_getter(field.decl):
+                typ = self._type_decl(field.file, field.decl.child_by_field_name("return_type"),
+                                      depth + 1)  # fmt: skip
+                return self._member_of_type(typ, name, depth)
             if isinstance(field, Decl) and field.kind in ("class", "module", "enum"):
                 return self._member_in(field, name, depth)
         if obj.type == "call_expression":
             return self._member_of_type(self._returned_type(parsed, obj, depth + 1), name, depth)
-        if obj.type == "parenthesized_expression" and obj.named_children:
+        if obj.type in ("parenthesized_expression", "non_null_expression") and obj.named_children:
             return self._member(parsed, obj.named_children[0], name, depth + 1)
+        if obj.type in ("as_expression", "satisfies_expression") and len(obj.named_children) > 1:
+            return self._member_of_type(
+                self._type_decl(parsed, obj.named_children[1], depth + 1), name, depth
+            )
+        if obj.type == "subscript_expression":
+            found = self._type_node_of(parsed, obj.child_by_field_name("object"), depth + 1)
+            element = self._element_type(*found, depth + 1) if found is not None else None
+            if element is not None:
+                return self._member_of_type(self._type_decl(*element, depth + 1), name, depth)
         return None
 
     def _member_in(self, target: Decl, name: str, depth: int) -> Decl | str | None:
@@ -432,8 +547,16 @@ class TypeScriptScopes:
         compiler resolves it; an outside type: its full name)."""
         if isinstance(typ, str):
             return f"{typ}.{name}"
-        if typ is not None and typ.kind in ("class", "interface"):
+        if typ is None or depth > MAX_FOLLOW:
+            return None
+        if typ.kind in ("class", "interface", "type literal"):
             return self._class_member(typ.file, typ.decl, name, depth + 1)
+        if typ.kind == "union":  # the first part that has the member (`string | {k: T}`)
+            for part in typ.decl.named_children:
+                found = self._member_of_type(self._type_decl(typ.file, part, depth + 1), name,
+                                             depth + 1)  # fmt: skip
+                if isinstance(found, Decl):
+                    return found
         return None
 
     def _returned_type(self, parsed: Parsed, call: Node, depth: int) -> Decl | str | None:
@@ -519,18 +642,7 @@ class TypeScriptScopes:
 
     def _annotated(self, parsed: Parsed, annotation: Node | None, depth: int) -> Decl | str | None:
         """The class or interface a type annotation names (`: Foo`, `: Foo<T>`)."""
-        if annotation is None or not annotation.named_children:
-            return None
-        node: Node | None = annotation.named_children[0]
-        if node is not None and node.type == "generic_type":
-            node = node.child_by_field_name("name")
-        if node is None or node.type not in ("type_identifier", "identifier"):
-            return None
-        type_name = parsed.text_of(node)
-        found = self._lookup(parsed, node, type_name)
-        if found is None:
-            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
-        return self._follow(found, depth + 1)
+        return self._type_decl(parsed, annotation, depth)
 
     def _declared_type(self, d: Decl, depth: int) -> Decl | str | None:
         """The class or interface a parameter, variable or field is declared as (its type
@@ -540,16 +652,27 @@ class TypeScriptScopes:
         if d.kind == "param" and annotation is None:
             return self._contextual_type(d, depth + 1)
         if annotation is not None and annotation.named_children:
-            node = annotation.named_children[0]
-            if node.type == "generic_type":
-                node = node.child_by_field_name("name")
-        else:
-            value = d.decl.child_by_field_name("value")
-            if value is not None and value.type == "new_expression":
-                node = value.child_by_field_name("constructor")
-            elif value is not None and value.type == "call_expression":
-                # `const s = createSubscriber(…)`: the function's declared return type.
-                return self._returned_type(d.file, value, depth + 1)
+            return self._type_decl(d.file, annotation, depth + 1)
+        value = d.decl.child_by_field_name("value")
+        while value is not None and value.type in ("await_expression", "non_null_expression",
+                                                   "parenthesized_expression"):  # fmt: skip
+            value = value.named_children[0] if value.named_children else None
+        if value is not None and value.type == "new_expression":
+            node = value.child_by_field_name("constructor")
+        elif value is not None and value.type == "call_expression":
+            # `const s = createSubscriber(…)`: the function's declared return type.
+            return self._returned_type(d.file, value, depth + 1)
+        elif value is not None and value.type in ("as_expression", "satisfies_expression"):
+            return self._type_decl(d.file, value.named_children[-1], depth + 1)
+        elif value is not None and value.type in ("identifier", "member_expression"):
+            # `const routers = this.#routers`: the type the other declaration carries.
+            found = self._type_node_of(d.file, value, depth + 1)
+            return self._type_decl(*found, depth + 1) if found is not None else None
+        elif value is not None and value.type == "subscript_expression":
+            # `const node = nodes[i]`: the element type of what is indexed.
+            found = self._type_node_of(d.file, value.child_by_field_name("object"), depth + 1)
+            element = self._element_type(*found, depth + 1) if found is not None else None
+            return self._type_decl(*element, depth + 1) if element is not None else None
         if node is None or node.type not in ("type_identifier", "identifier"):
             return None
         type_name = d.file.text_of(node)
@@ -569,7 +692,7 @@ class TypeScriptScopes:
     def _class_member(self, parsed: Parsed, cls: Node, name: str, depth: int) -> Decl | str | None:
         if depth > MAX_FOLLOW:
             return None
-        body = cls.child_by_field_name("body")
+        body = cls if cls.type == "object_type" else cls.child_by_field_name("body")
         for m in body.named_children if body is not None else ():
             key = m.child_by_field_name("name")
             if key is not None and parsed.text_of(key) == name and m.type != "method_definition":
@@ -590,6 +713,8 @@ class TypeScriptScopes:
                         pattern = p.child_by_field_name("pattern")
                         if pattern is not None and parsed.text_of(pattern) == name:
                             return Decl(name, pattern, p, "member", parsed)
+        if cls.type == "interface_declaration":
+            return self._interface_base_member(parsed, cls, name, depth)
         heritage = next((c for c in cls.named_children if c.type == "class_heritage"), None)
         extends = None
         if heritage is not None:
@@ -610,6 +735,140 @@ class TypeScriptScopes:
                 return f"lib.{parsed.text_of(extends)}.{name}"
             return None
         return self._class_member(target.file, target.decl, name, depth + 1)
+
+    def _interface_base_member(
+        self, parsed: Parsed, iface: Node, name: str, depth: int
+    ) -> Decl | str | None:
+        """`interface A extends B, C`: the member as the first base declaring it."""
+        clause = next((c for c in iface.named_children if c.type == "extends_type_clause"), None)
+        for base in clause.named_children if clause is not None else ():
+            found = self._member_of_type(self._type_decl(parsed, base, depth + 1), name, depth)
+            if isinstance(found, Decl):
+                return found
+        return None
+
+    def _private_member(self, parsed: Parsed, node: Node, name: str) -> Decl | None:
+        """The `#name` declared by the innermost enclosing class body that declares it."""
+        p = node.parent
+        while p is not None:
+            if p.type in _CLASSES:
+                body = p.child_by_field_name("body")
+                for m in body.named_children if body is not None else ():
+                    key = m.child_by_field_name("name")
+                    if key is not None and parsed.text_of(key) == name:
+                        kind = "method" if m.type == "method_definition" else "member"
+                        return Decl(name, key, m, kind, parsed)
+            p = p.parent
+        return None
+
+    def _type_decl(self, parsed: Parsed, tnode: Node | None, depth: int) -> Decl | str | None:
+        """The class, interface or object type a type node names, as the checker reads it:
+        through aliases, `T | undefined`, `Partial<T>`-like wrappers of the lib, and type
+        literals (`{ a: T }`); a union of several object types is kept as a union."""
+        if tnode is None or depth > MAX_FOLLOW:
+            return None
+        t = tnode.type
+        if t in ("type_annotation", "parenthesized_type", "readonly_type"):
+            inner = tnode.named_children[0] if tnode.named_children else None
+            return self._type_decl(parsed, inner, depth + 1)
+        if t == "object_type":
+            return Decl("{}", tnode, tnode, "type literal", parsed)
+        if t == "union_type":
+            parts = [c for c in _union_parts(tnode) if not _is_nullish(parsed, c)]
+            if len(parts) == 1:
+                return self._type_decl(parsed, parts[0], depth + 1)
+            return Decl("|", tnode, tnode, "union", parsed) if parts else None
+        name_node = tnode
+        args: list[Node] = []
+        if t == "generic_type":
+            name_node = tnode.child_by_field_name("name") or tnode
+            targs = tnode.child_by_field_name("type_arguments")
+            args = list(targs.named_children) if targs is not None else []
+        if name_node.type not in ("type_identifier", "identifier"):
+            return None
+        type_name = parsed.text_of(name_node)
+        found = self._lookup(parsed, name_node, type_name)
+        if found is None:
+            if type_name in _SAME_SHAPE_WRAPPERS and args:
+                return self._type_decl(parsed, args[0], depth + 1)
+            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
+        target = self._follow(found, depth + 1)
+        if isinstance(target, Decl) and target.kind == "type_alias":
+            return self._type_decl(target.file, target.decl.child_by_field_name("value"),
+                                   depth + 1)  # fmt: skip
+        return target
+
+    def _type_node_of(
+        self, parsed: Parsed, expr: Node | None, depth: int
+    ) -> tuple[Parsed, Node] | None:
+        """The type annotation an expression's declaration carries (a variable, a parameter,
+        a field): the node itself, to read an element type from it."""
+        if expr is None or depth > MAX_FOLLOW:
+            return None
+        decl: Decl | str | None = None
+        if expr.type in ("non_null_expression", "parenthesized_expression"):
+            inner = expr.named_children[0] if expr.named_children else None
+            return self._type_node_of(parsed, inner, depth + 1)
+        if expr.type == "identifier":
+            found = self._lookup(parsed, expr, parsed.text_of(expr))
+            decl = self._follow(found, depth + 1) if found is not None else None
+        elif expr.type == "member_expression":
+            obj, prop = expr.child_by_field_name("object"), expr.child_by_field_name("property")
+            if obj is not None and prop is not None:
+                if prop.type == "private_property_identifier":
+                    decl = self._private_member(parsed, prop, parsed.text_of(prop))
+                else:
+                    decl = self._member(parsed, obj, parsed.text_of(prop), depth + 1)
+        if not isinstance(decl, Decl):
+            return None
+        annotation = decl.decl.child_by_field_name("type")
+        if annotation is not None:
+            return decl.file, annotation
+        value = decl.decl.child_by_field_name("value")
+        if decl.kind == "variable" and value is not None:
+            return self._type_node_of(decl.file, value, depth + 1)  # `const xs = this.#xs`
+        return None
+
+    def _element_type(self, parsed: Parsed, tnode: Node, depth: int) -> tuple[Parsed, Node] | None:
+        """What indexing a value of this type gives: `T[]`, `Array<T>`, `Record<K, T>`,
+        `{ [k: string]: T }`, through aliases and `| undefined`."""
+        if depth > MAX_FOLLOW:
+            return None
+        t = tnode.type
+        if t in ("type_annotation", "parenthesized_type", "readonly_type"):
+            inner = tnode.named_children[0] if tnode.named_children else None
+            return self._element_type(parsed, inner, depth + 1) if inner is not None else None
+        if t == "array_type" and tnode.named_children:
+            return parsed, tnode.named_children[0]
+        if t == "union_type":
+            parts = [c for c in _union_parts(tnode) if not _is_nullish(parsed, c)]
+            return self._element_type(parsed, parts[0], depth + 1) if len(parts) == 1 else None
+        if t == "object_type":
+            for m in tnode.named_children:
+                if m.type == "index_signature":
+                    annotation = m.child_by_field_name("type")
+                    if annotation is not None:
+                        return parsed, annotation
+            return None
+        if t == "generic_type":
+            name = tnode.child_by_field_name("name")
+            targs = tnode.child_by_field_name("type_arguments")
+            args = list(targs.named_children) if targs is not None else []
+            type_name = parsed.text_of(name) if name is not None else ""
+            if name is not None and self._lookup(parsed, name, type_name) is None:
+                if type_name in ("Array", "ReadonlyArray") and args:
+                    return parsed, args[0]
+                if type_name == "Record" and len(args) == 2:
+                    return parsed, args[1]
+                return None
+            tnode = name if name is not None else tnode
+        if tnode.type == "type_identifier":
+            found = self._lookup(parsed, tnode, parsed.text_of(tnode))
+            target = self._follow(found, depth + 1) if found is not None else None
+            if isinstance(target, Decl) and target.kind == "type_alias":
+                value = target.decl.child_by_field_name("value")
+                return self._element_type(target.file, value, depth + 1) if value else None
+        return None
 
     # -- results --------------------------------------------------------------------------
     def _result(self, found: Decl | str | None) -> Resolution | None:
@@ -653,6 +912,47 @@ def _overload(found: Decl | str | None, callee: Node) -> Decl | str | None:
             if key is not None:
                 return Decl(found.name, key, decl, found.kind, found.file)
     return found
+
+
+_EXPORTED_DECL = (
+    r"^[ \t]*export[ \t]+(?:declare[ \t]+)?(?:abstract[ \t]+)?"
+    r"(?P<kind>interface|type|class|function|const|let|var|enum|namespace)\*?[ \t]+"
+)
+
+
+def _exported_in_error(module: Parsed, name: str) -> Decl | None:
+    """`export interface Name…` inside a region tree-sitter could not parse (newer syntax
+    than its grammar): the declaration found by its text, so imports of it still resolve."""
+    if not module.tree.root_node.has_error:
+        return None
+    pattern = re.compile(_EXPORTED_DECL + re.escape(name) + r"\b", re.M)
+    text = module.source.decode("utf-8", "replace")
+    m = pattern.search(text)
+    if m is None:
+        return None
+    row = text.count("\n", 0, m.start("kind"))
+    line = module.line(row)
+    node = module.node_at(row, line.find(name, line.find(m.group("kind"))))
+    if node is None or module.text_of(node) != name:
+        return None
+    kind = {"const": "variable", "let": "variable", "var": "variable", "type": "type_alias"}
+    return Decl(name, node, node.parent or node, kind.get(m.group("kind"), m.group("kind")), module)
+
+
+def _is_getter(node: Node) -> bool:
+    return node.type == "method_definition" and any(c.type == "get" for c in node.children)
+
+
+def _union_parts(node: Node) -> list[Node]:
+    """`A | B | C` (nested binary unions in the tree) as a flat list."""
+    out: list[Node] = []
+    for c in node.named_children:
+        out.extend(_union_parts(c) if c.type == "union_type" else [c])
+    return out
+
+
+def _is_nullish(parsed: Parsed, node: Node) -> bool:
+    return parsed.text_of(node) in ("undefined", "null", "void")
 
 
 def _own_params(parsed: Parsed, params: Node | None) -> list[Node]:
