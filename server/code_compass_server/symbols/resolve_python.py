@@ -676,9 +676,8 @@ class PythonScopes:
         x = None`) is undecided: which one binds depends on what is installed, so jedi,
         which knows the environment, answers."""
         first = bs[0]
-        if first.kind == "import" and first.blocks:
-            if any(b.blocks != first.blocks for b in bs[1:]):
-                return []
+        if first.kind == "import" and any(b.blocks != first.blocks for b in bs[1:]):
+            return []
         return [first]
 
     def _star(self, info: ModuleInfo, name: str, depth: int) -> list[Binding] | None:
