@@ -520,6 +520,11 @@ class GoScopes:
                         return d if d is not None and d.kind == "type" else None
                     if imp is not None:
                         return f"{imp}.{p.text_of(fld)}(…)"  # an outside function's result
+                if operand is not None and fld is not None:
+                    # `r.With(mw).Get(…)`: the method's declared result.
+                    method = self._selector(p, pkg, operand, p.text_of(fld), depth + 1)
+                    if isinstance(method, GoDecl) and method.kind == "method":
+                        return self._type_expr(method.file, pkg, method.type, depth + 1)
             if fn is not None and fn.type == "identifier":
                 d = pkg.names.get(p.text_of(fn))
                 if d is not None and d.kind == "function":
@@ -584,7 +589,13 @@ class GoScopes:
             if d.decl.type == "short_var_declaration" or (
                 d.kind in ("var", "const") and d.type.type == "composite_literal"
             ):
-                # `tests := []struct{…}{…}`: the literal's type
+                # `tests := []struct{…}{…}`: the literal's type; `make([]T, n)`: T
+                if d.type.type == "call_expression":
+                    fn = d.type.child_by_field_name("function")
+                    args = d.type.child_by_field_name("arguments")
+                    if fn is not None and d.file.text_of(fn) == "make" and args is not None:
+                        return (d.file, args.named_children[0]) if args.named_children else None
+                    return None
                 if d.type.type != "composite_literal":
                     return None
                 literal_type = d.type.child_by_field_name("type")
@@ -640,7 +651,8 @@ class GoScopes:
             for elem in body.named_children:
                 key = elem.child_by_field_name("name")
                 if key is not None and typ.file.text_of(key) == name:
-                    return GoDecl(name, key, elem, "method", typ.file, None, typ.name)
+                    result = elem.child_by_field_name("result")
+                    return GoDecl(name, key, elem, "method", typ.file, result, typ.name)
         return None
 
     # -- results -------------------------------------------------------------------------
@@ -658,6 +670,13 @@ class GoScopes:
         doc = "" if local else f.doc_before(found.decl)
         target = Target(f.rel, row + 1, col, found.name, found.kind, full, sig, doc, local)
         return Resolution((target,), "")
+
+
+def go_tool_ignores(rel: str) -> bool:
+    """A file the go tool does not build as part of the module: in a directory whose name
+    starts with `_` or `.`, or one named `testdata` (`go help packages`)."""
+    folders = rel.split("/")[:-1]
+    return any(f.startswith(("_", ".")) or f == "testdata" for f in folders)
 
 
 def assumed_package_name(path: str) -> str:
