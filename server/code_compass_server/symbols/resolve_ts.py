@@ -325,7 +325,8 @@ class TypeScriptScopes:
                     for ident in _pattern_names(sub) if sub.type != "lexical_declaration" else ():
                         yield Decl(parsed.text_of(ident), ident, sub, "variable", parsed)
         elif t in ("program", "statement_block", "switch_case", "switch_default", "class_body",
-                   "internal_module", "module", "export_statement"):  # fmt: skip
+                   "internal_module", "module", "export_statement",
+                   "ERROR"):  # a file with syntax tree-sitter lacks: its root  # fmt: skip
             for child in scope.named_children:
                 yield from self._statement_decls(parsed, child)
         if t in _CLASSES:  # a class expression's own name
@@ -598,27 +599,62 @@ class TypeScriptScopes:
             plist = param.parent
             fn = plist.parent if plist is not None else None
             index = plist.named_children.index(param) if plist is not None else -1
-        args = fn.parent if fn is not None else None
-        call = args.parent if args is not None and args.type == "arguments" else None
-        if fn is None or args is None or call is None or index < 0:
+        if fn is None or index < 0:
             return None
-        arg_index = next((i for i, a in enumerate(args.named_children) if a == fn), -1)
+        expected = self._expected_function_type(d.file, fn, depth + 1)
+        if expected is None:
+            return None
+        fn_file, fn_type = expected
+        inner = _own_params(fn_file, fn_type.child_by_field_name("parameters"))
+        if index >= len(inner):
+            return None
+        return self._annotated(fn_file, inner[index].child_by_field_name("type"), depth)
+
+    def _expected_function_type(
+        self, parsed: Parsed, fn: Node, depth: int
+    ) -> tuple[Parsed, Node] | None:
+        """The function type a function expression is checked against, from its context: the
+        parameter of the workspace function or constructor it is passed to, the declared
+        return type of the function that returns it, or the annotated variable it is
+        assigned to (through type aliases: `MiddlewareHandler` names a function type)."""
+        if depth > MAX_FOLLOW:
+            return None
+        context = fn.parent
+        while context is not None and context.type in ("parenthesized_expression",
+                                                        "as_expression"):  # fmt: skip
+            context = context.parent
+        if context is None:
+            return None
+        if context.type == "return_statement" or (
+            context.type == "arrow_function" and context.child_by_field_name("body") == fn
+        ):
+            outer = context if context.type == "arrow_function" else context.parent
+            while outer is not None and outer.type not in _FUNCTIONS:
+                outer = outer.parent
+            returns = outer.child_by_field_name("return_type") if outer is not None else None
+            return self._function_type(parsed, returns, depth + 1)
+        if context.type == "variable_declarator" and context.child_by_field_name("value") == fn:
+            return self._function_type(parsed, context.child_by_field_name("type"), depth + 1)
+        if context.type != "arguments" or context.parent is None:
+            return None
+        call = context.parent
+        arg_index = next((i for i, a in enumerate(context.named_children) if a == fn), -1)
         callee: Decl | str | None = None
         if call.type == "new_expression":
             ctor = call.child_by_field_name("constructor")
-            found = self._lookup(d.file, ctor, d.file.text_of(ctor)) if ctor is not None else None
+            found = self._lookup(parsed, ctor, parsed.text_of(ctor)) if ctor is not None else None
             cls = self._follow(found, depth + 1) if found is not None else None
             if isinstance(cls, Decl) and cls.kind == "class":
                 callee = self._class_member(cls.file, cls.decl, "constructor", depth + 1)
         elif call.type == "call_expression":
             f = call.child_by_field_name("function")
             if f is not None and f.type == "identifier":
-                found = self._lookup(d.file, f, d.file.text_of(f))
+                found = self._lookup(parsed, f, parsed.text_of(f))
                 callee = self._follow(found, depth + 1) if found is not None else None
             elif f is not None and f.type == "member_expression":
                 obj, prop = f.child_by_field_name("object"), f.child_by_field_name("property")
                 if obj is not None and prop is not None:
-                    callee = self._member(d.file, obj, d.file.text_of(prop), depth + 1)
+                    callee = self._member(parsed, obj, parsed.text_of(prop), depth + 1)
         if not isinstance(callee, Decl):
             return None
         params = callee.decl.child_by_field_name("parameters")
@@ -632,13 +668,28 @@ class TypeScriptScopes:
         if not 0 <= arg_index < len(declared):
             return None
         annotation = declared[arg_index].child_by_field_name("type")
-        fn_type = annotation.named_children[0] if annotation is not None else None
-        if fn_type is None or fn_type.type != "function_type":
+        return self._function_type(callee.file, annotation, depth + 1)
+
+    def _function_type(
+        self, parsed: Parsed, tnode: Node | None, depth: int
+    ) -> tuple[Parsed, Node] | None:
+        """A type node as a function type: itself, or what an alias of one names."""
+        if tnode is None or depth > MAX_FOLLOW:
             return None
-        inner = _own_params(callee.file, fn_type.child_by_field_name("parameters"))
-        if index >= len(inner):
+        if tnode.type in ("type_annotation", "parenthesized_type"):
+            inner = tnode.named_children[0] if tnode.named_children else None
+            return self._function_type(parsed, inner, depth + 1)
+        if tnode.type == "function_type":
+            return parsed, tnode
+        name = tnode.child_by_field_name("name") if tnode.type == "generic_type" else tnode
+        if name is None or name.type != "type_identifier":
             return None
-        return self._annotated(callee.file, inner[index].child_by_field_name("type"), depth)
+        found = self._lookup(parsed, name, parsed.text_of(name))
+        target = self._follow(found, depth + 1) if found is not None else None
+        if isinstance(target, Decl) and target.kind == "type_alias":
+            value = target.decl.child_by_field_name("value")
+            return self._function_type(target.file, value, depth + 1)
+        return None
 
     def _annotated(self, parsed: Parsed, annotation: Node | None, depth: int) -> Decl | str | None:
         """The class or interface a type annotation names (`: Foo`, `: Foo<T>`)."""
