@@ -553,7 +553,7 @@ class TypeScriptScopes:
         if typ.kind in ("class", "interface", "type literal"):
             return self._class_member(typ.file, typ.decl, name, depth + 1)
         if typ.kind == "union":  # the first part that has the member (`string | {k: T}`)
-            for part in typ.decl.named_children:
+            for part in _union_parts(typ.decl):
                 found = self._member_of_type(self._type_decl(typ.file, part, depth + 1), name,
                                              depth + 1)  # fmt: skip
                 if isinstance(found, Decl):
@@ -829,6 +829,8 @@ class TypeScriptScopes:
             if len(parts) == 1:
                 return self._type_decl(parsed, parts[0], depth + 1)
             return Decl("|", tnode, tnode, "union", parsed) if parts else None
+        if t == "intersection_type":  # `A & { b: T }`: the members of every part
+            return Decl("&", tnode, tnode, "union", parsed)
         name_node = tnode
         args: list[Node] = []
         if t == "generic_type":
@@ -995,10 +997,12 @@ def _is_getter(node: Node) -> bool:
 
 
 def _union_parts(node: Node) -> list[Node]:
-    """`A | B | C` (nested binary unions in the tree) as a flat list."""
+    """`A | B | C` or `A & B & C` (nested binary nodes in the tree) as a flat list."""
     out: list[Node] = []
     for c in node.named_children:
-        out.extend(_union_parts(c) if c.type == "union_type" else [c])
+        if c.type == "comment":
+            continue
+        out.extend(_union_parts(c) if c.type == node.type else [c])
     return out
 
 
