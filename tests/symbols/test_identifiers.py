@@ -29,6 +29,16 @@ from code_compass_server.symbols.identifiers import identifier_at, word_at
         ("const v = cache.get(key);", 17, "typescript", "get"),
         ("import { a } from './a';", 15, "typescript", None),  # the keyword
         ("type Id = string;", 1, "typescript", None),
+        # A private name is one name with its '#', wherever the cursor is on it.
+        ("    return this.#count + 1", 16, "typescript", "#count"),
+        ("    return this.#count + 1", 18, "typescript", "#count"),
+        ("    return this.#count + 1", 16, "python", None),
+        # The code inside an f-string's braces and a template literal's ${…} names things.
+        ('    return f"<Request [{self.method}]>"', 33, "python", "method"),
+        ('    return f"{{self.method}}"', 21, "python", None),  # escaped braces: text
+        ('    return "<Request [{self.method}]>"', 32, "python", None),  # not an f-string
+        ("  const u = `${base}/x`", 16, "typescript", "base"),
+        ("  const u = `{base}/x`", 15, "typescript", None),
     ],
 )
 def test_identifier_at(line: str, col: int, language: str, expected: str | None) -> None:

@@ -521,6 +521,14 @@ class TypeScriptScopes:
                 return self._member_in(field, name, depth)
         if obj.type == "call_expression":
             return self._member_of_type(self._returned_type(parsed, obj, depth + 1), name, depth)
+        if obj.type == "new_expression":  # `new C().m()`: an instance of C
+            ctor = obj.child_by_field_name("constructor")
+            if ctor is not None and ctor.type == "identifier":
+                found = self._lookup(parsed, ctor, parsed.text_of(ctor))
+                cls = self._follow(found, depth + 1) if found is not None else None
+                if found is None and parsed.text_of(ctor) in JS_GLOBALS:
+                    cls = f"lib.{parsed.text_of(ctor)}"
+                return self._member_of_type(cls, name, depth)
         if obj.type in ("parenthesized_expression", "non_null_expression") and obj.named_children:
             return self._member(parsed, obj.named_children[0], name, depth + 1)
         if obj.type in ("as_expression", "satisfies_expression") and len(obj.named_children) > 1:
