@@ -93,7 +93,9 @@ LANGUAGE_RULES = {
         "  inc(other: Counter): number { return this.#count + other.#count }\n"
         "}\n"
     ),
-    "src/other.ts": "export class Other {\n  #count = 1\n  get(): number { return this.#count }\n}\n",
+    "src/other.ts": (
+        "export class Other {\n  #count = 1\n  get(): number { return this.#count }\n}\n"
+    ),
     "go.mod": "module example.com/m\n\ngo 1.19\n",
     "m.go": 'package m\n\nfunc Hello() string { return "hi" }\n',
     "m_test.go": "package m\n\nfunc helper() string { return Hello() }\n",
