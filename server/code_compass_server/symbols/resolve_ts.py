@@ -524,11 +524,11 @@ class TypeScriptScopes:
         if obj.type == "new_expression":  # `new C().m()`: an instance of C
             ctor = obj.child_by_field_name("constructor")
             if ctor is not None and ctor.type == "identifier":
-                found = self._lookup(parsed, ctor, parsed.text_of(ctor))
-                cls = self._follow(found, depth + 1) if found is not None else None
-                if found is None and parsed.text_of(ctor) in JS_GLOBALS:
-                    cls = f"lib.{parsed.text_of(ctor)}"
-                return self._member_of_type(cls, name, depth)
+                made = self._lookup(parsed, ctor, parsed.text_of(ctor))
+                made_of = self._follow(made, depth + 1) if made is not None else None
+                if made is None and parsed.text_of(ctor) in JS_GLOBALS:
+                    made_of = f"lib.{parsed.text_of(ctor)}"
+                return self._member_of_type(made_of, name, depth)
         if obj.type in ("parenthesized_expression", "non_null_expression") and obj.named_children:
             return self._member(parsed, obj.named_children[0], name, depth + 1)
         if obj.type in ("as_expression", "satisfies_expression") and len(obj.named_children) > 1:
@@ -536,8 +536,8 @@ class TypeScriptScopes:
                 self._type_decl(parsed, obj.named_children[1], depth + 1), name, depth
             )
         if obj.type == "subscript_expression":
-            found = self._type_node_of(parsed, obj.child_by_field_name("object"), depth + 1)
-            element = self._element_type(*found, depth + 1) if found is not None else None
+            indexed = self._type_node_of(parsed, obj.child_by_field_name("object"), depth + 1)
+            element = self._element_type(*indexed, depth + 1) if indexed is not None else None
             if element is not None:
                 return self._member_of_type(self._type_decl(*element, depth + 1), name, depth)
         return None
@@ -725,12 +725,12 @@ class TypeScriptScopes:
             return self._type_decl(d.file, value.named_children[-1], depth + 1)
         elif value is not None and value.type in ("identifier", "member_expression"):
             # `const routers = this.#routers`: the type the other declaration carries.
-            found = self._type_node_of(d.file, value, depth + 1)
-            return self._type_decl(*found, depth + 1) if found is not None else None
+            copied = self._type_node_of(d.file, value, depth + 1)
+            return self._type_decl(*copied, depth + 1) if copied is not None else None
         elif value is not None and value.type == "subscript_expression":
             # `const node = nodes[i]`: the element type of what is indexed.
-            found = self._type_node_of(d.file, value.child_by_field_name("object"), depth + 1)
-            element = self._element_type(*found, depth + 1) if found is not None else None
+            indexed = self._type_node_of(d.file, value.child_by_field_name("object"), depth + 1)
+            element = self._element_type(*indexed, depth + 1) if indexed is not None else None
             return self._type_decl(*element, depth + 1) if element is not None else None
         if node is None or node.type not in ("type_identifier", "identifier"):
             return None
