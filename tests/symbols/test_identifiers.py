@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from code_compass_server.symbols.code_names import code_columns_in
 from code_compass_server.symbols.identifiers import identifier_at, word_at
 
 
@@ -49,3 +50,12 @@ def test_identifier_at(line: str, col: int, language: str, expected: str | None)
 def test_word_at_reports_the_span() -> None:
     w = word_at("a = foo_bar(1)", 6, "python")
     assert w is not None and (w.start, w.end, w.text) == (4, 11, "foo_bar")
+
+
+def test_interpolations_hold_code_tokens() -> None:
+    """References and lens counts: a name inside a template literal's `${…}` or an f-string's
+    `{…}` is a code token; the literal's text, `{{escaped}}` braces and comments are not."""
+    ts = "const u = `http://${mergePath('/', x)}/mergePath`\nmergePath()\n"
+    assert code_columns_in(ts, "typescript", "mergePath") == {1: [20], 2: [0]}
+    py = '# f {name}\ny = f"{name} {{name}} name"\nz = "{name}"\n'
+    assert code_columns_in(py, "python", "name") == {2: [7]}
