@@ -287,3 +287,26 @@ def test_jedi_reads_the_workspace_before_site_packages(tmp_path: Path) -> None:
     res = _resolve_python(tmp_path, "app.py", text, 2, text.split("\n")[2].index("shout"))
     assert res is not None
     assert [(t.path, t.line) for t in res.targets] == [("src/tree_sitter/core.py", 2)]
+
+
+def test_typescript_destructured_names_take_the_member_s_type(tmp_path: Path) -> None:
+    """`const { open } = this.config`: `open` has the type of `config.open` (an interface
+    extending another), so `open.next()` is that interface's member."""
+    files = {
+        "src/sock.ts": (
+            "interface Observer { next(v: string): void }\n"  # 1
+            "interface NextObserver extends Observer { closed?: boolean }\n"  # 2
+            "interface Config { open?: NextObserver; url: string }\n"  # 3
+            "class Subject { next(v: string): void {} }\n"  # 4
+            "export class Sock {\n"  # 5
+            "  config: Config = { url: '' }\n"  # 6
+            "  start(): void {\n"  # 7
+            "    const { open, url: where } = this.config\n"  # 8
+            "    open.next(where)\n"  # 9
+            "  }\n"  # 10
+            "}\n"  # 11
+        ),
+    }
+    write_tree(tmp_path, files)
+    s, text = TreeScopes(tmp_path), files["src/sock.ts"]
+    assert _first(s, "src/sock.ts", text, 9, "next") == ("src/sock.ts", 1)

@@ -713,6 +713,9 @@ class TypeScriptScopes:
         if annotation is not None and annotation.named_children:
             return self._type_decl(d.file, annotation, depth + 1)
         value = d.decl.child_by_field_name("value")
+        pattern = d.decl.child_by_field_name("name")
+        if value is not None and pattern is not None and pattern.type == "object_pattern":
+            return self._destructured_type(d, value, depth + 1)
         while value is not None and value.type in ("await_expression", "non_null_expression",
                                                    "parenthesized_expression"):  # fmt: skip
             value = value.named_children[0] if value.named_children else None
@@ -739,6 +742,28 @@ class TypeScriptScopes:
         if found is None:
             return f"lib.{type_name}" if type_name in JS_GLOBALS else None
         return self._follow(found, depth + 1)
+
+    def _destructured_type(self, d: Decl, value: Node, depth: int) -> Decl | str | None:
+        """`const { a } = expr` / `const { a: b } = expr`: the type of `expr.a`."""
+        parent = d.node.parent
+        if parent is None or depth > MAX_FOLLOW:
+            return None
+        if d.node.type == "shorthand_property_identifier_pattern":
+            key = d.file.text_of(d.node)
+        elif parent.type == "pair_pattern" and parent.child_by_field_name("value") == d.node:
+            key_node = parent.child_by_field_name("key")
+            key = d.file.text_of(key_node) if key_node is not None else ""
+        else:
+            return None
+        field = self._member(d.file, value, key, depth + 1)
+        if isinstance(field, str):
+            return field
+        if isinstance(field, Decl) and field.kind == "member":
+            return self._declared_type(field, depth + 1)
+        if isinstance(field, Decl) and _is_getter(field.decl):
+            return self._type_decl(field.file, field.decl.child_by_field_name("return_type"),
+                                   depth + 1)  # fmt: skip
+        return None
 
     def _enum_member(self, enum: Decl, name: str) -> Decl | None:
         body = enum.decl.child_by_field_name("body")
