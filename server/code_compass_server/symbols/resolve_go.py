@@ -92,6 +92,9 @@ class GoScopes:
         self.files = files
         self._packages: dict[str, _Package] = {}
         self._modules: dict[str, tuple[str, str] | None] = {}  # folder -> (module path, its dir)
+        # import path -> (its folder's mtime, the package clause's name): `_import` asks for
+        # every import of a file on each lookup; a folder's listing changes its mtime.
+        self._clause_names: dict[str, tuple[int, str]] = {}
 
     # -- the package ---------------------------------------------------------------------
     def package(self, rel: str, current: Parsed) -> _Package:
@@ -337,8 +340,18 @@ class GoScopes:
         folder = parsed.rel.rsplit("/", 1)[0] if "/" in parsed.rel else ""
         module = self._module(folder)
         if module is not None and (path == module[0] or path.startswith(module[0] + "/")):
+            mod_path, mod_dir = module
+            target = "/".join(x for x in (mod_dir, path[len(mod_path) :].strip("/")) if x)
+            try:
+                mtime = (self.files.root / target).stat().st_mtime_ns
+            except OSError:
+                mtime = -1
+            known = self._clause_names.get(path)
+            if known is not None and known[0] == mtime:
+                return known[1]
             other = self._imported(parsed, path)
             if other is not None and other.name:
+                self._clause_names[path] = (mtime, other.name)
                 return other.name
         return assumed_package_name(path)
 
