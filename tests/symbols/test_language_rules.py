@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from code_compass_server.symbols.resolve import _resolve_python
+from code_compass_server.symbols.resolve import SymbolResolver
 from code_compass_server.symbols.resolve_go import assumed_package_name, go_tool_ignores
 from code_compass_server.symbols.resolve_python import PythonScopes
 from code_compass_server.symbols.resolve_tree import TreeScopes
@@ -284,9 +284,15 @@ def test_jedi_reads_the_workspace_before_site_packages(tmp_path: Path) -> None:
     }
     write_tree(tmp_path, files)
     text = files["app.py"]
-    res = _resolve_python(tmp_path, "app.py", text, 2, text.split("\n")[2].index("shout"))
-    assert res is not None
-    assert [(t.path, t.line) for t in res.targets] == [("src/tree_sitter/core.py", 2)]
+    resolver = SymbolResolver()
+    try:  # jedi itself, on its own process (the fast path is not asked)
+        found = resolver.jedi_batch(
+            tmp_path, "app.py", text, [(2, text.split("\n")[2].index("shout"))], 120.0
+        )
+    finally:
+        resolver.close()
+    assert found is not None and found[0] is not None
+    assert [(t.path, t.line) for t in found[0].targets] == [("src/tree_sitter/core.py", 2)]
 
 
 def test_typescript_destructured_names_take_the_member_s_type(tmp_path: Path) -> None:
