@@ -316,3 +316,10 @@ def test_typescript_destructured_names_take_the_member_s_type(tmp_path: Path) ->
     write_tree(tmp_path, files)
     s, text = TreeScopes(tmp_path), files["src/sock.ts"]
     assert _first(s, "src/sock.ts", text, 9, "next") == ("src/sock.ts", 1)
+
+
+def test_typescript_super_names_the_base_class_member(tmp_path: Path) -> None:
+    """`super.run()` inside an override: the base class's `run`, not the override."""
+    text = "class A { run(): void {} }\nclass B extends A {\n  run(): void { super.run() }\n}\n"
+    write_tree(tmp_path, {"src/a.ts": text})
+    assert _first(TreeScopes(tmp_path), "src/a.ts", text, 3, "run", 1) == ("src/a.ts", 1)

@@ -327,6 +327,9 @@ class TypeScriptScopes:
         if obj.type == "this":
             cls = _enclosing_class(obj)
             return self._class_member(parsed, cls, name, depth + 1) if cls is not None else None
+        if obj.type == "super":
+            cls = _enclosing_class(obj)
+            return self._base_member(parsed, cls, name, depth + 1) if cls is not None else None
         if obj.type == "identifier":
             found = self._lookup(parsed, obj, parsed.text_of(obj))
             if found is None:
@@ -640,6 +643,10 @@ class TypeScriptScopes:
                             return Decl(name, pattern, p, "member", parsed)
         if cls.type == "interface_declaration":
             return self._interface_base_member(parsed, cls, name, depth)
+        return self._base_member(parsed, cls, name, depth)
+
+    def _base_member(self, parsed: Parsed, cls: Node, name: str, depth: int) -> Decl | str | None:
+        """The member along the class's `extends` chain (what `super.name` names)."""
         heritage = next((c for c in cls.named_children if c.type == "class_heritage"), None)
         extends = None
         if heritage is not None:
