@@ -323,3 +323,19 @@ def test_typescript_super_names_the_base_class_member(tmp_path: Path) -> None:
     text = "class A { run(): void {} }\nclass B extends A {\n  run(): void { super.run() }\n}\n"
     write_tree(tmp_path, {"src/a.ts": text})
     assert _first(TreeScopes(tmp_path), "src/a.ts", text, 3, "run", 1) == ("src/a.ts", 1)
+
+
+def test_typescript_a_destructured_parameter_has_its_property_s_type(tmp_path: Path) -> None:
+    """`({ cart }: Opts)`: the annotation types the pattern; `cart` is `Opts.cart`."""
+    text = (
+        "class Cart { add(): void {} }\n"
+        "class Shelf { add(): void {} }\n"
+        "interface Opts { cart: Cart; shelf: Shelf }\n"
+        "export function fill({ cart, shelf: s }: Opts): void {\n"
+        "  cart.add(); s.add()\n"
+        "}\n"
+    )
+    write_tree(tmp_path, {"src/fill.ts": text})
+    s = TreeScopes(tmp_path)
+    assert _first(s, "src/fill.ts", text, 5, "add") == ("src/fill.ts", 1)
+    assert _first(s, "src/fill.ts", text, 5, "add", 1) == ("src/fill.ts", 2)

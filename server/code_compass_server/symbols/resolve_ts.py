@@ -554,6 +554,13 @@ class TypeScriptScopes:
         annotation = d.decl.child_by_field_name("type")
         if d.kind == "param" and annotation is None:
             return self._contextual_type(d, depth + 1)
+        whole = d.decl.child_by_field_name("pattern") or d.decl.child_by_field_name("name")
+        if annotation is not None and whole is not None and whole.type == "object_pattern":
+            # `({ a }: Opts)`: the annotation types the whole pattern; `a` is `Opts.a`.
+            field = self._destructured_key(d)
+            typ = self._type_decl(d.file, annotation, depth + 1)
+            member = self._member_of_type(typ, field, depth + 1) if field else None
+            return self._type_of_member(member, depth + 1)
         if annotation is not None and annotation.named_children:
             return self._type_decl(d.file, annotation, depth + 1)
         value = d.decl.child_by_field_name("value")
@@ -589,17 +596,28 @@ class TypeScriptScopes:
 
     def _destructured_type(self, d: Decl, value: Node, depth: int) -> Decl | str | None:
         """`const { a } = expr` / `const { a: b } = expr`: the type of `expr.a`."""
+        key = self._destructured_key(d)
+        if not key or depth > MAX_FOLLOW:
+            return None
+        return self._type_of_member(self._member(d.file, value, key, depth + 1), depth + 1)
+
+    @staticmethod
+    def _destructured_key(d: Decl) -> str:
+        """The property a destructured name reads (`{ a }`, `{ a: b }`), "" if none."""
         parent = d.node.parent
-        if parent is None or depth > MAX_FOLLOW:
-            return None
         if d.node.type == "shorthand_property_identifier_pattern":
-            key = d.file.text_of(d.node)
-        elif parent.type == "pair_pattern" and parent.child_by_field_name("value") == d.node:
+            return d.file.text_of(d.node)
+        if (
+            parent is not None
+            and parent.type == "pair_pattern"
+            and parent.child_by_field_name("value") == d.node
+        ):
             key_node = parent.child_by_field_name("key")
-            key = d.file.text_of(key_node) if key_node is not None else ""
-        else:
-            return None
-        field = self._member(d.file, value, key, depth + 1)
+            return d.file.text_of(key_node) if key_node is not None else ""
+        return ""
+
+    def _type_of_member(self, field: Decl | str | None, depth: int) -> Decl | str | None:
+        """The type a member holds: a field's declared type, a getter's return type."""
         if isinstance(field, str):
             return field
         if isinstance(field, Decl) and field.kind == "member":
