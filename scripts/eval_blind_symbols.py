@@ -39,6 +39,7 @@ def main() -> int:
     ap.add_argument("--set", type=Path, required=True)
     ap.add_argument("--corpora", type=Path, required=True)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--misses", action="store_true", help="list the positions answered wrong")
     args = ap.parse_args()
     positions = load(args.set / "positions.jsonl")
     refs = load(args.set / "references.jsonl") if (args.set / "references.jsonl").exists() else []
@@ -67,6 +68,10 @@ def main() -> int:
         by_kind[p["language"], p["kind"]].append(ok)
         shown = None if first is None else f"{first.path}:{first.start_line}-{first.end_line}"
         rows.append({"id": p["id"], "ok": ok, "first": shown, "gold": p["gold"]})
+        if args.misses and not ok:
+            gold = ", ".join(f"{g['path']}:{g['line']}" for g in p["gold"]) or "outside"
+            print(f"miss {p['id']} {p['kind']} {p['path']}:{p['line']}:{p['column']} "
+                  f"{p['name']}: shown {shown}, gold {gold}", file=sys.stderr)  # fmt: skip
     total = [r["ok"] for r in rows]
     langs: dict[str, list[bool]] = defaultdict(list)
     kinds: dict[str, list[bool]] = defaultdict(list)
@@ -79,6 +84,9 @@ def main() -> int:
         "first_definition_right": share(total),
         "by_language": {k: (share(v), len(v)) for k, v in sorted(langs.items())},
         "by_kind": {k: (share(v), len(v)) for k, v in sorted(kinds.items())},
+        "by_language_and_kind": {
+            f"{lang}/{kind}": (share(v), len(v)) for (lang, kind), v in sorted(by_kind.items())
+        },
         "definition_p50_ms": round(sorted(took)[len(took) // 2] * 1000, 1),
     }
     ref_rows = []

@@ -84,3 +84,51 @@ def test_positions_the_file_does_not_have_exit_2(
     out = run("references", position, "--workspace", str(shop), storage=tmp_path / "st", cwd=shop)
     assert out.returncode == 2, out.stdout + out.stderr
     assert message in out.stderr
+
+
+LANGUAGE_RULES = {
+    "src/counter.ts": (
+        "export class Counter {\n"
+        "  #count = 0\n"
+        "  inc(other: Counter): number { return this.#count + other.#count }\n"
+        "}\n"
+    ),
+    "src/other.ts": (
+        "export class Other {\n  #count = 1\n  get(): number { return this.#count }\n}\n"
+    ),
+    "go.mod": "module example.com/m\n\ngo 1.19\n",
+    "m.go": 'package m\n\nfunc Hello() string { return "hi" }\n',
+    "m_test.go": "package m\n\nfunc helper() string { return Hello() }\n",
+    "_examples/main.go": (
+        'package main\n\nimport "example.com/m"\n\nfunc main() { println(m.Hello()) }\n'
+    ),
+}
+
+
+def test_private_names_at_their_hash_and_references_the_go_tool_would_build(
+    tmp_path: Path,
+) -> None:
+    """A position on the `#` of `this.#count` (where compilers put the column) names the
+    class's own `#count`, and its references stay in that class (another class's `#count` is
+    another name); a Go function's references leave out `_examples/`, which the go tool does
+    not build as part of the module."""
+    ws = write_tree(tmp_path / "ws", LANGUAGE_RULES)
+    st = tmp_path / "st"
+    line = LANGUAGE_RULES["src/counter.ts"].split("\n")[2]
+    col = line.index("#count") + 1
+    out = run("definition", f"src/counter.ts:3:{col}", "--json", storage=st, cwd=ws)
+    assert out.returncode == 0, out.stderr
+    first = json.loads(out.stdout)["definitions"][0]
+    assert (first["path"], first["line"]) == ("src/counter.ts", 2)
+    out = run("references", "src/counter.ts:2:3", "--json", storage=st, cwd=ws)
+    assert out.returncode == 0, out.stderr
+    refs = json.loads(out.stdout)["references"]
+    assert sorted({(r["path"], r["line"]) for r in refs}) == [
+        ("src/counter.ts", 2),
+        ("src/counter.ts", 3),
+    ]
+    assert sum(1 for r in refs if r["line"] == 3) == 2  # `this.#count` and `other.#count`
+    out = run("references", "m.go:3:6", "--json", storage=st, cwd=ws)
+    assert out.returncode == 0, out.stderr
+    paths = {r["path"] for r in json.loads(out.stdout)["references"]}
+    assert paths == {"m.go", "m_test.go"}

@@ -65,14 +65,48 @@ def noise_spans(text: str, language: str) -> tuple[list[int], list[int]]:
         pattern = _patterns[language] = _noise(language)
     starts: list[int] = []
     ends: list[int] = []
+    js = language not in _HASH_COMMENT and language not in _QUOTES
     for m in pattern.finditer(text):
-        starts.append(m.start())
-        ends.append(m.end())
+        s, e = m.start(), m.end()
+        head = text[s : s + 3]
+        f_string = language == "python" and head[:1] != "#" and "f" in head[:2].lower()
+        if (js and head[:1] == "`") or f_string:
+            # Template literals' `${…}` and f-strings' `{…}` hold code: only the text
+            # between them is noise.
+            for a, b in _literal_parts(text, s, e, "${" if js else "{"):
+                starts.append(a)
+                ends.append(b)
+            continue
+        starts.append(s)
+        ends.append(e)
     with _masks_lock:
         _masks[key] = (starts, ends)
         while len(_masks) > MASK_CACHE_FILES:
             _masks.popitem(last=False)
     return starts, ends
+
+
+def _literal_parts(text: str, start: int, end: int, opener: str) -> list[tuple[int, int]]:
+    """The spans of a template literal or f-string that are text, around its interpolations
+    (`{{` in an f-string is an escaped brace, not one)."""
+    parts: list[tuple[int, int]] = []
+    at = start
+    i = start
+    while i < end:
+        if text.startswith(opener, i) and not (opener == "{" and text.startswith("{{", i)):
+            parts.append((at, i + len(opener)))
+            depth, i = 1, i + len(opener)
+            while i < end and depth:
+                depth += {"{": 1, "}": -1}.get(text[i], 0)
+                i += 1
+            at = i - 1 if depth == 0 else i  # the closing brace is text again
+            continue
+        if opener == "{" and text.startswith("{{", i):
+            i += 2
+            continue
+        i += 1
+    parts.append((at, end))
+    return [(a, b) for a, b in parts if b > a]
 
 
 def code_columns_in(text: str, language: str, name: str) -> dict[int, list[int]]:

@@ -94,12 +94,15 @@ def _is_ident_char(ch: str, language: str) -> bool:
 
 
 def _in_string(line: str, pos: int, language: str) -> bool:
-    """Heuristic, single line: is `pos` inside a string literal? (cheap, no parse)."""
+    """Heuristic, single line: is `pos` inside a string literal? (cheap, no parse). The
+    code inside an f-string's `{…}` or a template literal's `${…}` is not: it names things."""
     quotes = _QUOTES.get(language)
     if not quotes:
         return False
     comment = _LINE_COMMENT.get(language, "//")
     open_q: str | None = None
+    interpolates = False  # the open string has `{…}` (f-string) / `${…}` (template) code
+    depth = 0  # how many interpolations deep `i` is, inside the open string
     i = 0
     while i < pos:
         ch = line[i]
@@ -111,19 +114,47 @@ def _in_string(line: str, pos: int, language: str) -> bool:
                     pass  # lifetimes and chars; not strings
                 else:
                     open_q = ch
+                    prefix = line[max(0, i - 2) : i].lower()
+                    interpolates = (language == "python" and "f" in prefix) or ch == "`"
+                    depth = 0
+        elif depth:
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
         elif ch == "\\":
             i += 1
         elif ch == open_q:
             open_q = None
+        elif interpolates and ch == "{":
+            if open_q == "`":
+                depth = 1 if i > 0 and line[i - 1] == "$" else 0
+            elif line.startswith("{{", i):
+                i += 1  # an escaped brace
+            else:
+                depth = 1
         i += 1
-    return open_q is not None
+    return open_q is not None and depth == 0
+
+
+_PRIVATE_NAME_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 
 
 def word_at(line: str, character: int, language: str) -> Word | None:
-    """The identifier at (or just before) `character`, or None if there is none."""
+    """The identifier at (or just before) `character`, or None if there is none. A
+    JavaScript/TypeScript private name (`#count`) includes its `#`: the `#` is part of the
+    name (`#count` and `count` are two members), and compilers place it at the `#`."""
     if not line or character < 0:
         return None
     character = min(character, len(line))
+    private = language in _PRIVATE_NAME_LANGUAGES
+    if (
+        private
+        and character + 1 < len(line)
+        and line[character] == "#"
+        and _is_ident_char(line[character + 1], language)
+    ):
+        character += 1  # on the `#` itself: the name it starts
     start = character
     if start == len(line) or not _is_ident_char(line[start], language):
         # Cursor just after a word ("foo|") still means that word.
@@ -136,6 +167,8 @@ def word_at(line: str, character: int, language: str) -> Word | None:
         start -= 1
     while end < len(line) and _is_ident_char(line[end], language):
         end += 1
+    if private and start > 0 and line[start - 1] == "#":
+        start -= 1
     return Word(line[start:end], start, end)
 
 

@@ -34,6 +34,7 @@ from code_compass_server.symbols.code_names import code_columns_in
 from code_compass_server.symbols.identifiers import identifier_at
 from code_compass_server.symbols.lens_usages import UsageResolver, same_family
 from code_compass_server.symbols.resolve import SymbolResolver
+from code_compass_server.symbols.resolve_go import go_tool_ignores
 from code_compass_server.symbols.resolve_model import Resolution, Target
 
 # `name = other`, `export const name = other;`, `var Name = pkg.Other`: another name for a
@@ -256,12 +257,19 @@ class SymbolNavigator:
         def_language = language_for(targets[0].path) or ""
         own = {(t.path, t.line, t.column) for t in targets}
         paths: list[str] = []
-        if all(t.local for t in targets):
+        if all(t.local for t in targets) or name.startswith("#"):
+            # A local, or a JavaScript private name (`#x`: only its class's body can say it).
             paths = sorted({t.path for t in targets})
         else:
+            # Go: code the go tool leaves out of the module (`_examples/`, `testdata/`)
+            # cannot refer to its declarations, unless the definition is there too.
+            outside_module = def_language == "go" and not any(
+                go_tool_ignores(t.path) for t in targets
+            )
             for hit in self.source.mentions(name, project, LENS_SCAN_CHUNKS):
                 code = hit.language in CODE_LANGUAGES
-                if code and same_family(def_language, hit.language) and hit.path not in paths:
+                ignored = hit.path in paths or (outside_module and go_tool_ignores(hit.path))
+                if code and same_family(def_language, hit.language) and not ignored:
                     paths.append(hit.path)
         out: dict[str, list[tuple[int, int]]] = {}
         for path in sorted(paths):

@@ -324,10 +324,13 @@ def _project(root: Path) -> Any:
 
     proj = _PROJECTS.get(root)
     if proj is None:
-        # The workspace root and its src/ layout on the path: `import flask` inside
-        # flask's own repository must resolve to the workspace, not to site-packages.
+        # The workspace root and its src/ layout at the front of the path: `import flask`
+        # inside flask's own repository must resolve to the workspace, not to a copy in
+        # site-packages (jedi's `added_sys_path` goes after site-packages, where a package
+        # installed beside the server, or released, would shadow the code being read).
         extra = [str(p) for p in (root / "src", root / "lib") if p.is_dir()]
-        proj = jedi.Project(root, added_sys_path=extra, smart_sys_path=True)
+        base = [p for p in jedi.get_default_environment().get_sys_path() if p]
+        proj = jedi.Project(root, sys_path=[*extra, *base], smart_sys_path=True)
         _PROJECTS[root] = proj
     return proj
 

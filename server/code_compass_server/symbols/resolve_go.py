@@ -84,6 +84,7 @@ class _Package:
     folder: str = ""
     names: dict[str, GoDecl] = field(default_factory=dict)  # functions, types, vars, consts
     methods: dict[tuple[str, str], GoDecl] = field(default_factory=dict)
+    name: str = ""  # its package clause's name (`package chi`)
 
 
 class GoScopes:
@@ -91,6 +92,9 @@ class GoScopes:
         self.files = files
         self._packages: dict[str, _Package] = {}
         self._modules: dict[str, tuple[str, str] | None] = {}  # folder -> (module path, its dir)
+        # import path -> (its folder's mtime, the package clause's name): `_import` asks for
+        # every import of a file on each lookup; a folder's listing changes its mtime.
+        self._clause_names: dict[str, tuple[int, str]] = {}
 
     # -- the package ---------------------------------------------------------------------
     def package(self, rel: str, current: Parsed) -> _Package:
@@ -109,6 +113,10 @@ class GoScopes:
         for p in parsed:
             for top in p.tree.root_node.named_children:
                 self._top_level(p, top, pkg)
+                if top.type == "package_clause" and top.named_children:
+                    declared = p.text_of(top.named_children[0])
+                    if not pkg.name or pkg.name.endswith("_test"):
+                        pkg.name = declared  # an external test package's name only if alone
         self._packages[folder] = pkg
         return pkg
 
@@ -249,8 +257,52 @@ class GoScopes:
                 return self._result(
                     self._qualified(parsed, imp, name) if isinstance(imp, str) else None
                 )
+        if parent is not None and parent.type == "literal_element":
+            keyed = parent.parent
+            if (
+                keyed is not None
+                and keyed.type == "keyed_element"
+                and keyed.named_children[0] == parent
+            ):
+                return self._result(self._literal_field(parsed, pkg, keyed, name))
         found = self._lookup(parsed, pkg, node, name)
         return self._result(found)
+
+    def _literal_field(
+        self, p: Parsed, pkg: _Package, keyed: Node, name: str
+    ) -> GoDecl | str | None:
+        """`T{name: v}`: the key names a field of the literal's struct type (a nested
+        literal with its type elided takes the element type of the one around it)."""
+        body = keyed.parent  # literal_value
+        owner = body.parent if body is not None else None
+        if owner is None:
+            return None
+        typ: GoDecl | str | None = None
+        if owner.type == "composite_literal":
+            literal_type = owner.child_by_field_name("type")
+            if literal_type is not None and literal_type.type == "map_type":
+                return self._lookup(p, pkg, keyed, name)  # a map key is a value
+            typ = self._type_expr(p, pkg, literal_type, 0)
+        elif owner.type == "literal_element":  # `[]T{{name: v}}`: elided T
+            outer_body = owner.parent
+            if outer_body is not None and outer_body.type == "keyed_element":
+                outer_body = outer_body.parent
+            outer = outer_body.parent if outer_body is not None else None
+            if outer is None or outer.type != "composite_literal":
+                return None
+            container = outer.child_by_field_name("type")
+            for _ in range(MAX_FOLLOW):
+                if container is None or container.type not in ("type_identifier",):
+                    break
+                named = self._type_expr(p, pkg, container, 0)
+                container = named.type if isinstance(named, GoDecl) else None
+            if container is not None and container.type in ("slice_type", "array_type"):
+                typ = self._type_expr(p, pkg, container.child_by_field_name("element"), 0)
+            elif container is not None and container.type == "map_type":
+                typ = self._type_expr(p, pkg, container.child_by_field_name("value"), 0)
+        if isinstance(typ, GoDecl):
+            return self._member(pkg, typ, name, 1)
+        return None
 
     def _lookup(self, parsed: Parsed, pkg: _Package, node: Node, name: str) -> GoDecl | str | None:
         local = self._local(parsed, node, name)
@@ -274,10 +326,34 @@ class GoScopes:
                 path_node = spec.child_by_field_name("path")
                 alias = spec.child_by_field_name("name")
                 path = parsed.text_of(path_node).strip('"`') if path_node is not None else ""
-                local = parsed.text_of(alias) if alias is not None else path.rsplit("/", 1)[-1]
+                local = (
+                    parsed.text_of(alias) if alias is not None else self._package_name(parsed, path)
+                )
                 if local == name:
                     return path
         return None
+
+    def _package_name(self, parsed: Parsed, path: str) -> str:
+        """The name an unaliased import binds: the imported package's own `package` clause
+        for a package of this module (`…/chi/v5` declares `package chi`), else the name go
+        tools assume from the path (a `/vN` suffix and a `go-` prefix dropped)."""
+        folder = parsed.rel.rsplit("/", 1)[0] if "/" in parsed.rel else ""
+        module = self._module(folder)
+        if module is not None and (path == module[0] or path.startswith(module[0] + "/")):
+            mod_path, mod_dir = module
+            target = "/".join(x for x in (mod_dir, path[len(mod_path) :].strip("/")) if x)
+            try:
+                mtime = (self.files.root / target).stat().st_mtime_ns
+            except OSError:
+                mtime = -1
+            known = self._clause_names.get(path)
+            if known is not None and known[0] == mtime:
+                return known[1]
+            other = self._imported(parsed, path)
+            if other is not None and other.name:
+                self._clause_names[path] = (mtime, other.name)
+                return other.name
+        return assumed_package_name(path)
 
     def _local(self, parsed: Parsed, node: Node, name: str) -> GoDecl | None:
         pos = node.start_byte
@@ -407,6 +483,11 @@ class GoScopes:
             return None
         if t in ("unary_expression", "composite_literal", "call_expression"):
             return self._type_expr(p, pkg, expr, depth + 1)
+        if t == "type_assertion_expression":  # `x.(T)` has type T
+            return self._type_expr(p, pkg, expr.child_by_field_name("type"), depth + 1)
+        if t == "index_expression":  # `xs[i]`, `m[k]`: the element type
+            operand = expr.child_by_field_name("operand")
+            return self._element_type(p, pkg, operand, depth + 1) if operand else None
         return None
 
     def _type_expr(
@@ -452,6 +533,11 @@ class GoScopes:
                         return d if d is not None and d.kind == "type" else None
                     if imp is not None:
                         return f"{imp}.{p.text_of(fld)}(…)"  # an outside function's result
+                if operand is not None and fld is not None:
+                    # `r.With(mw).Get(…)`: the method's declared result.
+                    method = self._selector(p, pkg, operand, p.text_of(fld), depth + 1)
+                    if isinstance(method, GoDecl) and method.kind == "method":
+                        return self._type_expr(method.file, pkg, method.type, depth + 1)
             if fn is not None and fn.type == "identifier":
                 d = pkg.names.get(p.text_of(fn))
                 if d is not None and d.kind == "function":
@@ -474,6 +560,10 @@ class GoScopes:
             return self._qualified(p, imp, p.text_of(name_node))
         if t == "generic_type":
             return self._type_expr(p, pkg, node.child_by_field_name("type"), depth + 1)
+        if t == "type_assertion_expression":
+            return self._type_expr(p, pkg, node.child_by_field_name("type"), depth + 1)
+        if t in ("struct_type", "interface_type"):  # an anonymous type: its own members
+            return GoDecl("", node, node, "type", p, node)
         return None
 
     def _element_type(
@@ -484,6 +574,16 @@ class GoScopes:
         if container is None:
             return None
         cp, ctype = container
+        for _ in range(MAX_FOLLOW):  # `type Constraints []*Constraint`: its underlying type
+            if ctype.type == "pointer_type" and ctype.named_children:
+                ctype = ctype.named_children[-1]
+                continue
+            if ctype.type not in ("type_identifier", "qualified_type"):
+                break
+            named = self._type_expr(cp, pkg, ctype, depth + 1)
+            if not isinstance(named, GoDecl) or named.type is None:
+                return None
+            cp, ctype = named.file, named.type
         if ctype.type in ("slice_type", "array_type"):
             return self._type_expr(cp, pkg, ctype.child_by_field_name("element"), depth + 1)
         if ctype.type == "map_type":
@@ -497,13 +597,23 @@ class GoScopes:
             return None
         if expr.type == "identifier":
             d = self._lookup(p, pkg, expr, p.text_of(expr))
-            if (
-                isinstance(d, GoDecl)
-                and d.type is not None
-                and d.decl.type != "short_var_declaration"
+            if not isinstance(d, GoDecl) or d.type is None:
+                return None
+            if d.decl.type == "short_var_declaration" or (
+                d.kind in ("var", "const") and d.type.type == "composite_literal"
             ):
-                return d.file, d.type
-            return None
+                # `tests := []struct{…}{…}`: the literal's type; `make([]T, n)`: T
+                if d.type.type == "call_expression":
+                    fn = d.type.child_by_field_name("function")
+                    args = d.type.child_by_field_name("arguments")
+                    if fn is not None and d.file.text_of(fn) == "make" and args is not None:
+                        return (d.file, args.named_children[0]) if args.named_children else None
+                    return None
+                if d.type.type != "composite_literal":
+                    return None
+                literal_type = d.type.child_by_field_name("type")
+                return (d.file, literal_type) if literal_type is not None else None
+            return d.file, d.type
         if expr.type == "selector_expression":
             operand = expr.child_by_field_name("operand")
             fld = expr.child_by_field_name("field")
@@ -554,7 +664,8 @@ class GoScopes:
             for elem in body.named_children:
                 key = elem.child_by_field_name("name")
                 if key is not None and typ.file.text_of(key) == name:
-                    return GoDecl(name, key, elem, "method", typ.file, None, typ.name)
+                    result = elem.child_by_field_name("result")
+                    return GoDecl(name, key, elem, "method", typ.file, result, typ.name)
         return None
 
     # -- results -------------------------------------------------------------------------
@@ -572,6 +683,30 @@ class GoScopes:
         doc = "" if local else f.doc_before(found.decl)
         target = Target(f.rel, row + 1, col, found.name, found.kind, full, sig, doc, local)
         return Resolution((target,), "")
+
+
+def go_tool_ignores(rel: str) -> bool:
+    """A file the go tool does not build as part of the module: in a directory whose name
+    starts with `_` or `.`, or one named `testdata` (`go help packages`)."""
+    folders = rel.split("/")[:-1]
+    return any(f.startswith(("_", ".")) or f == "testdata" for f in folders)
+
+
+def assumed_package_name(path: str) -> str:
+    """The package name of an import path from outside the workspace, as go tools guess it:
+    the last element, the one before it for a major-version suffix (`yaml.v3` / `v5`), with
+    a `go-` prefix and anything after a `.` or `-` dropped (`go-version` -> `version`)."""
+    parts = [x for x in path.split("/") if x]
+    if not parts:
+        return ""
+    last = parts[-1]
+    if len(parts) > 1 and last.startswith("v") and last[1:].isdigit():
+        last = parts[-2]
+    if last.startswith("go-"):
+        last = last[3:]
+    for sep in (".", "-"):
+        last = last.split(sep, 1)[0]
+    return last
 
 
 def _in_function(node: Node) -> bool:

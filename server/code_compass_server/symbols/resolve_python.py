@@ -71,6 +71,9 @@ class Binding:
     blocks: tuple[int, ...] = ()  # the compound statements (if/for/try/...) it sits in
     value: ast.expr | None = None  # `name = value` / `name: annotation`: what types it
     value_scope: PyScope | None = None  # where `value` is read, when not `scope` (self.x = …)
+    # Where the name starts to be bound: an assignment binds once its value is computed, so
+    # `x = f(x)` reads the previous `x` (None: at the name itself).
+    live: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +108,7 @@ class _Builder(ast.NodeVisitor):
         self.scope = info.module
         self.occ = info.occurrences
         self.blocks: tuple[int, ...] = ()
+        self.live: tuple[int, int] | None = None  # assignment targets: bound from here
 
     def _block(self, node: ast.AST) -> None:
         outer = self.blocks
@@ -146,6 +150,7 @@ class _Builder(ast.NodeVisitor):
         if name in scope.globals:
             scope = self.info.module
         b = Binding(name, line, col, kind, scope, self.info, blocks=self.blocks, **kw)  # type: ignore[arg-type]
+        b.live = self.live
         scope.add(b)
         self.occ[(line, col)] = Occurrence("binding", name, self.scope, None, b)
         return b
@@ -262,20 +267,29 @@ class _Builder(ast.NodeVisitor):
         b = Binding(t.attr, line, col, "statement", cls, self.info, node=t)
         cls.instance_attrs.setdefault(t.attr, []).append(b)
 
+    def _statement_end(self, node: ast.stmt) -> tuple[int, int] | None:
+        if node.end_lineno is None or node.end_col_offset is None:
+            return None
+        return node.end_lineno, self.col(node.end_lineno, node.end_col_offset)
+
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
+        self.live = self._statement_end(node)
         for t in node.targets:
             self._target(t)
             if isinstance(t, ast.Name):
                 self._typed(t, node.value)
             elif isinstance(t, ast.Attribute):
                 self._typed_attr(t, node.value)
+        self.live = None
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.visit(node.annotation)
         if node.value is not None:
             self.visit(node.value)
+        self.live = self._statement_end(node)
         self._target(node.target)
+        self.live = None
         if isinstance(node.target, ast.Name):
             self._typed(node.target, node.annotation)
         elif isinstance(node.target, ast.Attribute):
@@ -342,8 +356,11 @@ class _Builder(ast.NodeVisitor):
                 col = self.name_col(end, self.col(end, node.type.end_col_offset), node.name)
                 line = end
             self.bind(node.name, line, col, "statement", node=node)
+        outer = self.blocks
+        self.blocks = (*outer, id(node))  # a handler runs instead of its `try` body's rest
         for stmt in node.body:
             self.visit(stmt)
+        self.blocks = outer
 
     def visit_Global(self, node: ast.Global) -> None:
         self.scope.globals.update(node.names)
@@ -460,7 +477,7 @@ def parse_module(rel: str, text: str, roots: tuple[str, ...]) -> ModuleInfo | No
 def _reaching(bs: list[Binding], line: int, col: int, blocks: tuple[int, ...]) -> list[Binding]:
     """The bindings of a local that may reach a use: the conditional ones (inside an if/try/
     loop the use is not in) after the last unconditional one, then that one (jedi's order)."""
-    before = [b for b in bs if (b.line, b.col) <= (line, col)]
+    before = [b for b in bs if (b.live or (b.line, b.col)) <= (line, col)]
     if not before:
         return [bs[0]]
     conditional: list[Binding] = []
@@ -654,8 +671,14 @@ class PythonScopes:
 
     @staticmethod
     def _module_pick(bs: list[Binding], line: int) -> list[Binding]:
-        """A module-level name: its first binding (jedi lists them in source order)."""
-        return [bs[0]]
+        """A module-level name: its first binding (jedi lists them in source order). An
+        import with a fallback in another block (`try: import x` / `except ImportError:
+        x = None`) is undecided: which one binds depends on what is installed, so jedi,
+        which knows the environment, answers."""
+        first = bs[0]
+        if first.kind == "import" and any(b.blocks != first.blocks for b in bs[1:]):
+            return []
+        return [first]
 
     def _star(self, info: ModuleInfo, name: str, depth: int) -> list[Binding] | None:
         for module, level in info.module.star_imports:
@@ -690,7 +713,8 @@ class PythonScopes:
             return None
         bs = sub.module.bindings.get(b.attr)
         if bs:
-            return self._follow(bs[0], depth + 1)
+            picked = self._module_pick(bs, 0)
+            return self._follow(picked[0], depth + 1) if picked else None
         found = self._star(sub, b.attr, 0)
         if found:
             return self._follow(found[0], depth + 1)

@@ -9,6 +9,7 @@ undecided: `None`, and the hover falls back to the name lookup, saying so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from tree_sitter import Node
 
 from code_compass_server.symbols.resolve_model import MAX_FOLLOW, Resolution, Target
 from code_compass_server.symbols.resolve_treecache import Parsed, TreeFiles
+from code_compass_server.symbols.ts_globals import JS_GLOBALS, SAME_SHAPE_WRAPPERS
 
 _FUNCTIONS = frozenset(
     {"function_declaration", "generator_function_declaration", "function_expression",
@@ -33,79 +35,6 @@ _IDENTS = frozenset(
      "shorthand_property_identifier_pattern", "private_property_identifier"}
 )  # fmt: skip
 _EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
-# Globals of every JavaScript runtime: outside the workspace, whatever a namesake there says.
-JS_GLOBALS = frozenset(
-    [
-        "Array",
-        "ArrayBuffer",
-        "BigInt",
-        "Boolean",
-        "DataView",
-        "Date",
-        "Error",
-        "EvalError",
-        "Function",
-        "Infinity",
-        "JSON",
-        "Map",
-        "Math",
-        "NaN",
-        "Number",
-        "Object",
-        "Promise",
-        "Proxy",
-        "RangeError",
-        "ReferenceError",
-        "Reflect",
-        "RegExp",
-        "Set",
-        "String",
-        "Symbol",
-        "SyntaxError",
-        "TypeError",
-        "URIError",
-        "WeakMap",
-        "WeakSet",
-        "console",
-        "globalThis",
-        "setTimeout",
-        "clearTimeout",
-        "setInterval",
-        "clearInterval",
-        "queueMicrotask",
-        "parseInt",
-        "parseFloat",
-        "isNaN",
-        "isFinite",
-        "undefined",
-        "window",
-        "document",
-        "process",
-        "require",
-        "module",
-        "exports",
-        "AbortController",
-        "AbortSignal",
-        "Iterable",
-        "Iterator",
-        "AsyncIterable",
-        "AsyncIterator",
-        "PromiseLike",
-        "ArrayLike",
-        "Partial",
-        "Readonly",
-        "Record",
-        "Pick",
-        "Omit",
-        "Exclude",
-        "Extract",
-        "ReturnType",
-        "Parameters",
-        "InstanceType",
-        "NonNullable",
-        "Awaited",
-    ]
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +67,16 @@ class TypeScriptScopes:
         parent = node.parent
         if parent is not None and parent.type == "export_specifier":
             return self._result(self._export_specifier(parsed, parent))
+        if node.type == "private_property_identifier" and (
+            parent is None or parent.type == "member_expression"
+        ):
+            # `obj.#x` names the `#x` of the class whose body the code is in, whatever `obj`
+            # is: private names are lexically scoped (the compiler's rule, not a guess).
+            return self._result(self._private_member(parsed, node, name))
         if (
             parent is not None
             and parent.type == "member_expression"
-            and node.type in ("property_identifier", "private_property_identifier")
+            and node.type == "property_identifier"
         ):
             obj = parent.child_by_field_name("object")
             if obj is None:
@@ -189,7 +124,9 @@ class TypeScriptScopes:
                     return d
             scope = scope.parent
         if parent.type in ("method_definition", "public_field_definition", "method_signature",
-                           "property_signature", "abstract_method_signature"):  # fmt: skip
+                           "property_signature", "abstract_method_signature") and (
+            parent.child_by_field_name("name") == node
+        ):  # fmt: skip
             return Decl(parsed.text_of(node), node, parent, "member", parsed)
         return None
 
@@ -229,7 +166,8 @@ class TypeScriptScopes:
                     for ident in _pattern_names(sub) if sub.type != "lexical_declaration" else ():
                         yield Decl(parsed.text_of(ident), ident, sub, "variable", parsed)
         elif t in ("program", "statement_block", "switch_case", "switch_default", "class_body",
-                   "internal_module", "module", "export_statement"):  # fmt: skip
+                   "internal_module", "module", "export_statement",
+                   "ERROR"):  # a file with syntax tree-sitter lacks: its root  # fmt: skip
             for child in scope.named_children:
                 yield from self._statement_decls(parsed, child)
         if t in _CLASSES:  # a class expression's own name
@@ -298,6 +236,10 @@ class TypeScriptScopes:
 
     # -- imports and exports ------------------------------------------------------------
     def _follow(self, d: Decl, depth: int) -> Decl | str | None:
+        if d.kind == "variable":
+            value = d.decl.child_by_field_name("value")
+            if value is not None and value.type == "class":
+                return Decl(d.name, d.node, value, "class", d.file)  # `const C = class …`
         if d.kind != "import":
             return d
         if depth > MAX_FOLLOW:
@@ -376,7 +318,7 @@ class TypeScriptScopes:
         for d in self._scope_decls(module, root):
             if d.name == name and d.kind != "import":
                 return d
-        return None
+        return _exported_in_error(module, name)
 
     # -- members --------------------------------------------------------------------------
     def _member(self, parsed: Parsed, obj: Node, name: str, depth: int) -> Decl | str | None:
@@ -385,6 +327,9 @@ class TypeScriptScopes:
         if obj.type == "this":
             cls = _enclosing_class(obj)
             return self._class_member(parsed, cls, name, depth + 1) if cls is not None else None
+        if obj.type == "super":
+            cls = _enclosing_class(obj)
+            return self._base_member(parsed, cls, name, depth + 1) if cls is not None else None
         if obj.type == "identifier":
             found = self._lookup(parsed, obj, parsed.text_of(obj))
             if found is None:
@@ -408,14 +353,37 @@ class TypeScriptScopes:
             if inner is None or prop is None:
                 return None
             field = self._member(parsed, inner, parsed.text_of(prop), depth + 1)
+            if isinstance(field, str):
+                return f"{field}.{name}"  # a member of something outside is outside too
             if isinstance(field, Decl) and field.kind == "member":
                 return self._member_of_type(self._declared_type(field, depth + 1), name, depth)
+            if isinstance(field, Decl) and _is_getter(field.decl):
+                typ = self._type_decl(field.file, field.decl.child_by_field_name("return_type"),
+                                      depth + 1)  # fmt: skip
+                return self._member_of_type(typ, name, depth)
             if isinstance(field, Decl) and field.kind in ("class", "module", "enum"):
                 return self._member_in(field, name, depth)
         if obj.type == "call_expression":
             return self._member_of_type(self._returned_type(parsed, obj, depth + 1), name, depth)
-        if obj.type == "parenthesized_expression" and obj.named_children:
+        if obj.type == "new_expression":  # `new C().m()`: an instance of C
+            ctor = obj.child_by_field_name("constructor")
+            if ctor is not None and ctor.type == "identifier":
+                made = self._lookup(parsed, ctor, parsed.text_of(ctor))
+                made_of = self._follow(made, depth + 1) if made is not None else None
+                if made is None and parsed.text_of(ctor) in JS_GLOBALS:
+                    made_of = f"lib.{parsed.text_of(ctor)}"
+                return self._member_of_type(made_of, name, depth)
+        if obj.type in ("parenthesized_expression", "non_null_expression") and obj.named_children:
             return self._member(parsed, obj.named_children[0], name, depth + 1)
+        if obj.type in ("as_expression", "satisfies_expression") and len(obj.named_children) > 1:
+            return self._member_of_type(
+                self._type_decl(parsed, obj.named_children[1], depth + 1), name, depth
+            )
+        if obj.type == "subscript_expression":
+            indexed = self._type_node_of(parsed, obj.child_by_field_name("object"), depth + 1)
+            element = self._element_type(*indexed, depth + 1) if indexed is not None else None
+            if element is not None:
+                return self._member_of_type(self._type_decl(*element, depth + 1), name, depth)
         return None
 
     def _member_in(self, target: Decl, name: str, depth: int) -> Decl | str | None:
@@ -432,8 +400,16 @@ class TypeScriptScopes:
         compiler resolves it; an outside type: its full name)."""
         if isinstance(typ, str):
             return f"{typ}.{name}"
-        if typ is not None and typ.kind in ("class", "interface"):
+        if typ is None or depth > MAX_FOLLOW:
+            return None
+        if typ.kind in ("class", "interface", "type literal"):
             return self._class_member(typ.file, typ.decl, name, depth + 1)
+        if typ.kind == "union":  # the first part that has the member (`string | {k: T}`)
+            for part in _union_parts(typ.decl):
+                found = self._member_of_type(self._type_decl(typ.file, part, depth + 1), name,
+                                             depth + 1)  # fmt: skip
+                if isinstance(found, Decl):
+                    return found
         return None
 
     def _returned_type(self, parsed: Parsed, call: Node, depth: int) -> Decl | str | None:
@@ -475,27 +451,62 @@ class TypeScriptScopes:
             plist = param.parent
             fn = plist.parent if plist is not None else None
             index = plist.named_children.index(param) if plist is not None else -1
-        args = fn.parent if fn is not None else None
-        call = args.parent if args is not None and args.type == "arguments" else None
-        if fn is None or args is None or call is None or index < 0:
+        if fn is None or index < 0:
             return None
-        arg_index = next((i for i, a in enumerate(args.named_children) if a == fn), -1)
+        expected = self._expected_function_type(d.file, fn, depth + 1)
+        if expected is None:
+            return None
+        fn_file, fn_type = expected
+        inner = _own_params(fn_file, fn_type.child_by_field_name("parameters"))
+        if index >= len(inner):
+            return None
+        return self._annotated(fn_file, inner[index].child_by_field_name("type"), depth)
+
+    def _expected_function_type(
+        self, parsed: Parsed, fn: Node, depth: int
+    ) -> tuple[Parsed, Node] | None:
+        """The function type a function expression is checked against, from its context: the
+        parameter of the workspace function or constructor it is passed to, the declared
+        return type of the function that returns it, or the annotated variable it is
+        assigned to (through type aliases: `MiddlewareHandler` names a function type)."""
+        if depth > MAX_FOLLOW:
+            return None
+        context = fn.parent
+        while context is not None and context.type in ("parenthesized_expression",
+                                                        "as_expression"):  # fmt: skip
+            context = context.parent
+        if context is None:
+            return None
+        if context.type == "return_statement" or (
+            context.type == "arrow_function" and context.child_by_field_name("body") == fn
+        ):
+            outer = context if context.type == "arrow_function" else context.parent
+            while outer is not None and outer.type not in _FUNCTIONS:
+                outer = outer.parent
+            returns = outer.child_by_field_name("return_type") if outer is not None else None
+            return self._function_type(parsed, returns, depth + 1)
+        if context.type == "variable_declarator" and context.child_by_field_name("value") == fn:
+            return self._function_type(parsed, context.child_by_field_name("type"), depth + 1)
+        if context.type != "arguments" or context.parent is None:
+            return None
+        call = context.parent
+        arg_index = next((i for i, a in enumerate(context.named_children) if a == fn), -1)
         callee: Decl | str | None = None
         if call.type == "new_expression":
             ctor = call.child_by_field_name("constructor")
-            found = self._lookup(d.file, ctor, d.file.text_of(ctor)) if ctor is not None else None
+            found = self._lookup(parsed, ctor, parsed.text_of(ctor)) if ctor is not None else None
             cls = self._follow(found, depth + 1) if found is not None else None
             if isinstance(cls, Decl) and cls.kind == "class":
                 callee = self._class_member(cls.file, cls.decl, "constructor", depth + 1)
         elif call.type == "call_expression":
             f = call.child_by_field_name("function")
             if f is not None and f.type == "identifier":
-                found = self._lookup(d.file, f, d.file.text_of(f))
+                found = self._lookup(parsed, f, parsed.text_of(f))
                 callee = self._follow(found, depth + 1) if found is not None else None
             elif f is not None and f.type == "member_expression":
                 obj, prop = f.child_by_field_name("object"), f.child_by_field_name("property")
                 if obj is not None and prop is not None:
-                    callee = self._member(d.file, obj, d.file.text_of(prop), depth + 1)
+                    callee = self._member(parsed, obj, parsed.text_of(prop), depth + 1)
         if not isinstance(callee, Decl):
             return None
         params = callee.decl.child_by_field_name("parameters")
@@ -509,28 +520,32 @@ class TypeScriptScopes:
         if not 0 <= arg_index < len(declared):
             return None
         annotation = declared[arg_index].child_by_field_name("type")
-        fn_type = annotation.named_children[0] if annotation is not None else None
-        if fn_type is None or fn_type.type != "function_type":
+        return self._function_type(callee.file, annotation, depth + 1)
+
+    def _function_type(
+        self, parsed: Parsed, tnode: Node | None, depth: int
+    ) -> tuple[Parsed, Node] | None:
+        """A type node as a function type: itself, or what an alias of one names."""
+        if tnode is None or depth > MAX_FOLLOW:
             return None
-        inner = _own_params(callee.file, fn_type.child_by_field_name("parameters"))
-        if index >= len(inner):
+        if tnode.type in ("type_annotation", "parenthesized_type"):
+            inner = tnode.named_children[0] if tnode.named_children else None
+            return self._function_type(parsed, inner, depth + 1)
+        if tnode.type == "function_type":
+            return parsed, tnode
+        name = tnode.child_by_field_name("name") if tnode.type == "generic_type" else tnode
+        if name is None or name.type != "type_identifier":
             return None
-        return self._annotated(callee.file, inner[index].child_by_field_name("type"), depth)
+        found = self._lookup(parsed, name, parsed.text_of(name))
+        target = self._follow(found, depth + 1) if found is not None else None
+        if isinstance(target, Decl) and target.kind == "type_alias":
+            value = target.decl.child_by_field_name("value")
+            return self._function_type(target.file, value, depth + 1)
+        return None
 
     def _annotated(self, parsed: Parsed, annotation: Node | None, depth: int) -> Decl | str | None:
         """The class or interface a type annotation names (`: Foo`, `: Foo<T>`)."""
-        if annotation is None or not annotation.named_children:
-            return None
-        node: Node | None = annotation.named_children[0]
-        if node is not None and node.type == "generic_type":
-            node = node.child_by_field_name("name")
-        if node is None or node.type not in ("type_identifier", "identifier"):
-            return None
-        type_name = parsed.text_of(node)
-        found = self._lookup(parsed, node, type_name)
-        if found is None:
-            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
-        return self._follow(found, depth + 1)
+        return self._type_decl(parsed, annotation, depth)
 
     def _declared_type(self, d: Decl, depth: int) -> Decl | str | None:
         """The class or interface a parameter, variable or field is declared as (its type
@@ -539,17 +554,38 @@ class TypeScriptScopes:
         annotation = d.decl.child_by_field_name("type")
         if d.kind == "param" and annotation is None:
             return self._contextual_type(d, depth + 1)
+        whole = d.decl.child_by_field_name("pattern") or d.decl.child_by_field_name("name")
+        if annotation is not None and whole is not None and whole.type == "object_pattern":
+            # `({ a }: Opts)`: the annotation types the whole pattern; `a` is `Opts.a`.
+            field = self._destructured_key(d)
+            typ = self._type_decl(d.file, annotation, depth + 1)
+            member = self._member_of_type(typ, field, depth + 1) if field else None
+            return self._type_of_member(member, depth + 1)
         if annotation is not None and annotation.named_children:
-            node = annotation.named_children[0]
-            if node.type == "generic_type":
-                node = node.child_by_field_name("name")
-        else:
-            value = d.decl.child_by_field_name("value")
-            if value is not None and value.type == "new_expression":
-                node = value.child_by_field_name("constructor")
-            elif value is not None and value.type == "call_expression":
-                # `const s = createSubscriber(…)`: the function's declared return type.
-                return self._returned_type(d.file, value, depth + 1)
+            return self._type_decl(d.file, annotation, depth + 1)
+        value = d.decl.child_by_field_name("value")
+        pattern = d.decl.child_by_field_name("name")
+        if value is not None and pattern is not None and pattern.type == "object_pattern":
+            return self._destructured_type(d, value, depth + 1)
+        while value is not None and value.type in ("await_expression", "non_null_expression",
+                                                   "parenthesized_expression"):  # fmt: skip
+            value = value.named_children[0] if value.named_children else None
+        if value is not None and value.type == "new_expression":
+            node = value.child_by_field_name("constructor")
+        elif value is not None and value.type == "call_expression":
+            # `const s = createSubscriber(…)`: the function's declared return type.
+            return self._returned_type(d.file, value, depth + 1)
+        elif value is not None and value.type in ("as_expression", "satisfies_expression"):
+            return self._type_decl(d.file, value.named_children[-1], depth + 1)
+        elif value is not None and value.type in ("identifier", "member_expression"):
+            # `const routers = this.#routers`: the type the other declaration carries.
+            copied = self._type_node_of(d.file, value, depth + 1)
+            return self._type_decl(*copied, depth + 1) if copied is not None else None
+        elif value is not None and value.type == "subscript_expression":
+            # `const node = nodes[i]`: the element type of what is indexed.
+            indexed = self._type_node_of(d.file, value.child_by_field_name("object"), depth + 1)
+            element = self._element_type(*indexed, depth + 1) if indexed is not None else None
+            return self._type_decl(*element, depth + 1) if element is not None else None
         if node is None or node.type not in ("type_identifier", "identifier"):
             return None
         type_name = d.file.text_of(node)
@@ -557,6 +593,39 @@ class TypeScriptScopes:
         if found is None:
             return f"lib.{type_name}" if type_name in JS_GLOBALS else None
         return self._follow(found, depth + 1)
+
+    def _destructured_type(self, d: Decl, value: Node, depth: int) -> Decl | str | None:
+        """`const { a } = expr` / `const { a: b } = expr`: the type of `expr.a`."""
+        key = self._destructured_key(d)
+        if not key or depth > MAX_FOLLOW:
+            return None
+        return self._type_of_member(self._member(d.file, value, key, depth + 1), depth + 1)
+
+    @staticmethod
+    def _destructured_key(d: Decl) -> str:
+        """The property a destructured name reads (`{ a }`, `{ a: b }`), "" if none."""
+        parent = d.node.parent
+        if d.node.type == "shorthand_property_identifier_pattern":
+            return d.file.text_of(d.node)
+        if (
+            parent is not None
+            and parent.type == "pair_pattern"
+            and parent.child_by_field_name("value") == d.node
+        ):
+            key_node = parent.child_by_field_name("key")
+            return d.file.text_of(key_node) if key_node is not None else ""
+        return ""
+
+    def _type_of_member(self, field: Decl | str | None, depth: int) -> Decl | str | None:
+        """The type a member holds: a field's declared type, a getter's return type."""
+        if isinstance(field, str):
+            return field
+        if isinstance(field, Decl) and field.kind == "member":
+            return self._declared_type(field, depth + 1)
+        if isinstance(field, Decl) and _is_getter(field.decl):
+            return self._type_decl(field.file, field.decl.child_by_field_name("return_type"),
+                                   depth + 1)  # fmt: skip
+        return None
 
     def _enum_member(self, enum: Decl, name: str) -> Decl | None:
         body = enum.decl.child_by_field_name("body")
@@ -569,7 +638,7 @@ class TypeScriptScopes:
     def _class_member(self, parsed: Parsed, cls: Node, name: str, depth: int) -> Decl | str | None:
         if depth > MAX_FOLLOW:
             return None
-        body = cls.child_by_field_name("body")
+        body = cls if cls.type == "object_type" else cls.child_by_field_name("body")
         for m in body.named_children if body is not None else ():
             key = m.child_by_field_name("name")
             if key is not None and parsed.text_of(key) == name and m.type != "method_definition":
@@ -590,6 +659,12 @@ class TypeScriptScopes:
                         pattern = p.child_by_field_name("pattern")
                         if pattern is not None and parsed.text_of(pattern) == name:
                             return Decl(name, pattern, p, "member", parsed)
+        if cls.type == "interface_declaration":
+            return self._interface_base_member(parsed, cls, name, depth)
+        return self._base_member(parsed, cls, name, depth)
+
+    def _base_member(self, parsed: Parsed, cls: Node, name: str, depth: int) -> Decl | str | None:
+        """The member along the class's `extends` chain (what `super.name` names)."""
         heritage = next((c for c in cls.named_children if c.type == "class_heritage"), None)
         extends = None
         if heritage is not None:
@@ -610,6 +685,142 @@ class TypeScriptScopes:
                 return f"lib.{parsed.text_of(extends)}.{name}"
             return None
         return self._class_member(target.file, target.decl, name, depth + 1)
+
+    def _interface_base_member(
+        self, parsed: Parsed, iface: Node, name: str, depth: int
+    ) -> Decl | str | None:
+        """`interface A extends B, C`: the member as the first base declaring it."""
+        clause = next((c for c in iface.named_children if c.type == "extends_type_clause"), None)
+        for base in clause.named_children if clause is not None else ():
+            found = self._member_of_type(self._type_decl(parsed, base, depth + 1), name, depth)
+            if isinstance(found, Decl):
+                return found
+        return None
+
+    def _private_member(self, parsed: Parsed, node: Node, name: str) -> Decl | None:
+        """The `#name` declared by the innermost enclosing class body that declares it."""
+        p = node.parent
+        while p is not None:
+            if p.type in _CLASSES:
+                body = p.child_by_field_name("body")
+                for m in body.named_children if body is not None else ():
+                    key = m.child_by_field_name("name")
+                    if key is not None and parsed.text_of(key) == name:
+                        kind = "method" if m.type == "method_definition" else "member"
+                        return Decl(name, key, m, kind, parsed)
+            p = p.parent
+        return None
+
+    def _type_decl(self, parsed: Parsed, tnode: Node | None, depth: int) -> Decl | str | None:
+        """The class, interface or object type a type node names, as the checker reads it:
+        through aliases, `T | undefined`, `Partial<T>`-like wrappers of the lib, and type
+        literals (`{ a: T }`); a union of several object types is kept as a union."""
+        if tnode is None or depth > MAX_FOLLOW:
+            return None
+        t = tnode.type
+        if t in ("type_annotation", "parenthesized_type", "readonly_type"):
+            inner = tnode.named_children[0] if tnode.named_children else None
+            return self._type_decl(parsed, inner, depth + 1)
+        if t == "object_type":
+            return Decl("{}", tnode, tnode, "type literal", parsed)
+        if t == "union_type":
+            parts = [c for c in _union_parts(tnode) if not _is_nullish(parsed, c)]
+            if len(parts) == 1:
+                return self._type_decl(parsed, parts[0], depth + 1)
+            return Decl("|", tnode, tnode, "union", parsed) if parts else None
+        if t == "intersection_type":  # `A & { b: T }`: the members of every part
+            return Decl("&", tnode, tnode, "union", parsed)
+        name_node = tnode
+        args: list[Node] = []
+        if t == "generic_type":
+            name_node = tnode.child_by_field_name("name") or tnode
+            targs = tnode.child_by_field_name("type_arguments")
+            args = list(targs.named_children) if targs is not None else []
+        if name_node.type not in ("type_identifier", "identifier"):
+            return None
+        type_name = parsed.text_of(name_node)
+        found = self._lookup(parsed, name_node, type_name)
+        if found is None:
+            if type_name in SAME_SHAPE_WRAPPERS and args:
+                return self._type_decl(parsed, args[0], depth + 1)
+            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
+        target = self._follow(found, depth + 1)
+        if isinstance(target, Decl) and target.kind == "type_alias":
+            return self._type_decl(target.file, target.decl.child_by_field_name("value"),
+                                   depth + 1)  # fmt: skip
+        return target
+
+    def _type_node_of(
+        self, parsed: Parsed, expr: Node | None, depth: int
+    ) -> tuple[Parsed, Node] | None:
+        """The type annotation an expression's declaration carries (a variable, a parameter,
+        a field): the node itself, to read an element type from it."""
+        if expr is None or depth > MAX_FOLLOW:
+            return None
+        decl: Decl | str | None = None
+        if expr.type in ("non_null_expression", "parenthesized_expression"):
+            inner = expr.named_children[0] if expr.named_children else None
+            return self._type_node_of(parsed, inner, depth + 1)
+        if expr.type == "identifier":
+            found = self._lookup(parsed, expr, parsed.text_of(expr))
+            decl = self._follow(found, depth + 1) if found is not None else None
+        elif expr.type == "member_expression":
+            obj, prop = expr.child_by_field_name("object"), expr.child_by_field_name("property")
+            if obj is not None and prop is not None:
+                if prop.type == "private_property_identifier":
+                    decl = self._private_member(parsed, prop, parsed.text_of(prop))
+                else:
+                    decl = self._member(parsed, obj, parsed.text_of(prop), depth + 1)
+        if not isinstance(decl, Decl):
+            return None
+        annotation = decl.decl.child_by_field_name("type")
+        if annotation is not None:
+            return decl.file, annotation
+        value = decl.decl.child_by_field_name("value")
+        if decl.kind == "variable" and value is not None:
+            return self._type_node_of(decl.file, value, depth + 1)  # `const xs = this.#xs`
+        return None
+
+    def _element_type(self, parsed: Parsed, tnode: Node, depth: int) -> tuple[Parsed, Node] | None:
+        """What indexing a value of this type gives: `T[]`, `Array<T>`, `Record<K, T>`,
+        `{ [k: string]: T }`, through aliases and `| undefined`."""
+        if depth > MAX_FOLLOW:
+            return None
+        t = tnode.type
+        if t in ("type_annotation", "parenthesized_type", "readonly_type"):
+            inner = tnode.named_children[0] if tnode.named_children else None
+            return self._element_type(parsed, inner, depth + 1) if inner is not None else None
+        if t == "array_type" and tnode.named_children:
+            return parsed, tnode.named_children[0]
+        if t == "union_type":
+            parts = [c for c in _union_parts(tnode) if not _is_nullish(parsed, c)]
+            return self._element_type(parsed, parts[0], depth + 1) if len(parts) == 1 else None
+        if t == "object_type":
+            for m in tnode.named_children:
+                if m.type == "index_signature":
+                    annotation = m.child_by_field_name("type")
+                    if annotation is not None:
+                        return parsed, annotation
+            return None
+        if t == "generic_type":
+            name = tnode.child_by_field_name("name")
+            targs = tnode.child_by_field_name("type_arguments")
+            args = list(targs.named_children) if targs is not None else []
+            type_name = parsed.text_of(name) if name is not None else ""
+            if name is not None and self._lookup(parsed, name, type_name) is None:
+                if type_name in ("Array", "ReadonlyArray") and args:
+                    return parsed, args[0]
+                if type_name == "Record" and len(args) == 2:
+                    return parsed, args[1]
+                return None
+            tnode = name if name is not None else tnode
+        if tnode.type == "type_identifier":
+            found = self._lookup(parsed, tnode, parsed.text_of(tnode))
+            target = self._follow(found, depth + 1) if found is not None else None
+            if isinstance(target, Decl) and target.kind == "type_alias":
+                value = target.decl.child_by_field_name("value")
+                return self._element_type(target.file, value, depth + 1) if value else None
+        return None
 
     # -- results --------------------------------------------------------------------------
     def _result(self, found: Decl | str | None) -> Resolution | None:
@@ -653,6 +864,49 @@ def _overload(found: Decl | str | None, callee: Node) -> Decl | str | None:
             if key is not None:
                 return Decl(found.name, key, decl, found.kind, found.file)
     return found
+
+
+_EXPORTED_DECL = (
+    r"^[ \t]*export[ \t]+(?:declare[ \t]+)?(?:abstract[ \t]+)?"
+    r"(?P<kind>interface|type|class|function|const|let|var|enum|namespace)\*?[ \t]+"
+)
+
+
+def _exported_in_error(module: Parsed, name: str) -> Decl | None:
+    """`export interface Name…` inside a region tree-sitter could not parse (newer syntax
+    than its grammar): the declaration found by its text, so imports of it still resolve."""
+    if not module.tree.root_node.has_error:
+        return None
+    pattern = re.compile(_EXPORTED_DECL + re.escape(name) + r"\b", re.M)
+    text = module.source.decode("utf-8", "replace")
+    m = pattern.search(text)
+    if m is None:
+        return None
+    row = text.count("\n", 0, m.start("kind"))
+    line = module.line(row)
+    node = module.node_at(row, line.find(name, line.find(m.group("kind"))))
+    if node is None or module.text_of(node) != name:
+        return None
+    kind = {"const": "variable", "let": "variable", "var": "variable", "type": "type_alias"}
+    return Decl(name, node, node.parent or node, kind.get(m.group("kind"), m.group("kind")), module)
+
+
+def _is_getter(node: Node) -> bool:
+    return node.type == "method_definition" and any(c.type == "get" for c in node.children)
+
+
+def _union_parts(node: Node) -> list[Node]:
+    """`A | B | C` or `A & B & C` (nested binary nodes in the tree) as a flat list."""
+    out: list[Node] = []
+    for c in node.named_children:
+        if c.type == "comment":
+            continue
+        out.extend(_union_parts(c) if c.type == node.type else [c])
+    return out
+
+
+def _is_nullish(parsed: Parsed, node: Node) -> bool:
+    return parsed.text_of(node) in ("undefined", "null", "void")
 
 
 def _own_params(parsed: Parsed, params: Node | None) -> list[Node]:

@@ -75,7 +75,8 @@ class StampedCache(Generic[T]):
     def __init__(self, root: Path, entries: int) -> None:
         self.root = root
         self.entries = entries
-        self._cache: OrderedDict[str, tuple[object, T | None]] = OrderedDict()
+        # rel -> (the versions known to hold this content, the value built from it)
+        self._cache: OrderedDict[str, tuple[tuple[object, ...], T | None]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, rel: str, text: str | None, build: Callable[[str], T | None]) -> T | None:
@@ -86,9 +87,26 @@ class StampedCache(Generic[T]):
             return None
         with self._lock:
             hit = self._cache.get(rel)
-            if hit is not None and hit[0] == stamp:
+            if hit is not None and stamp in hit[0]:
                 self._cache.move_to_end(rel)
                 return hit[1]
+        stamps: tuple[object, ...] = (stamp,)
+        if text is None and hit is not None:
+            # An open buffer's parse, asked for from disk (another file's import reaches
+            # it): the same text on disk is the same value; reparsing it each time the
+            # editor's and the disk's reads alternate cost a hover 100+ ms.
+            try:
+                text = (self.root / rel).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+            content = text_stamp(text)
+            stamps = (stamp, content)
+            with self._lock:
+                hit = self._cache.get(rel)
+                if hit is not None and content in hit[0]:
+                    self._cache[rel] = ((*hit[0][-3:], stamp), hit[1])
+                    self._cache.move_to_end(rel)
+                    return hit[1]
         deadline = getattr(_limits, "deadline", None)
         max_bytes = getattr(_limits, "max_bytes", None)
         if deadline is not None or max_bytes is not None:
@@ -102,10 +120,11 @@ class StampedCache(Generic[T]):
                 text = (self.root / rel).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 return None
+            stamps = (stamp, text_stamp(text))  # an open buffer with this text: same value
         value = build(text)
         evicted = 0
         with self._lock:
-            self._cache[rel] = (stamp, value)
+            self._cache[rel] = (stamps, value)
             self._cache.move_to_end(rel)
             while len(self._cache) > self.entries:
                 self._cache.popitem(last=False)
