@@ -41,6 +41,7 @@ from importlib import resources
 from typing import Any
 
 from code_compass_server.constants import DEFAULT_MIN_SCORE, SEARCH_WEIGHTS
+from code_compass_server.search import ranker
 from code_compass_server.search.candidates import Candidate
 from code_compass_server.search.gate import (
     GATE_SIGNALS,
@@ -155,6 +156,16 @@ def hit_probability(hsig: Mapping[str, float], mode: str) -> float:
     return sigmoid(linear(fitted()[mode]["hit"], hsig))
 
 
+def signal_values(cands: list[Candidate], q: QueryInfo, mode: str) -> list[float]:
+    """Fill each candidate's signals (signals.compute); return their linear relevance z."""
+    cosines = [c.cosine for c in cands if c.cosine is not None]
+    # A chunk the semantic channel did not return is at most as close as the last one it did.
+    floor = min(cosines) if cosines else 0.0
+    for c in cands:
+        c.features = compute(c, q, floor)
+    return [relevance(c.features, mode) for c in cands]
+
+
 def list_evidence(
     cands: Iterable[Candidate],
     q: QueryInfo,
@@ -167,11 +178,10 @@ def list_evidence(
     without them every word counts as present, which only weakens the gate."""
     out = list(cands)
     cosines = [c.cosine for c in out if c.cosine is not None]
-    # A chunk the semantic channel did not return is at most as close as the last one it did.
-    floor = min(cosines) if cosines else 0.0
-    for c in out:
-        c.features = compute(c, q, floor)
-    zs = {id(c): relevance(c.features, mode) for c in out}
+    linear_z = signal_values(out, q, mode)
+    # The learned ranker's correction of z, where the mode has one (search/ranker.py).
+    learned = ranker.corrected(out, q, linear_z, mode)
+    zs = {id(c): z for c, z in zip(out, learned or linear_z, strict=True)}
     out.sort(key=lambda c: zs[id(c)], reverse=True)
     ordered = [zs[id(c)] for c in out]
     z_top = ordered[0] if ordered else 0.0
