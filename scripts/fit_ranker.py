@@ -60,7 +60,7 @@ from code_compass_server.search.searcher import (  # noqa: E402
 from code_compass_server.search.signals import query_info  # noqa: E402
 from code_compass_server.settings import EngineSettings  # noqa: E402
 
-POOLS = ROOT / "bench-data" / "realqa" / "ranker-pools.json"
+POOLS = ROOT / "bench-data" / "realqa" / "ranker-pools"  # one file per corpus
 MODEL = ROOT / "server" / "code_compass_server" / "search" / ranker.RANKER_FILE
 TOP = 10
 PARAMS: dict[str, Any] = {
@@ -82,7 +82,7 @@ PARAMS: dict[str, Any] = {
     "num_threads": 1,
     "deterministic": True,
 }
-ROUNDS = 150
+ROUNDS = 100
 
 
 # --- pools ---------------------------------------------------------------------------------
@@ -188,23 +188,44 @@ def collect_docstrings() -> list[dict[str, Any]]:
     return out
 
 
-def collect(sets: list[list[str]]) -> list[dict[str, Any]]:
+def collect(sets: list[list[str]], only: set[str]) -> None:
+    """Collect the pools of each corpus into its own file under POOLS (a corpus whose file
+    exists is kept unless named in `only`: corpora are indexed at different times)."""
     from grade import GRADED, load_graded
 
     from eval_realqa import QUESTIONS, local_corpus, storage_for, tree_of
     from fetch_corpora import corpus_dir, load_corpora
 
+    POOLS.mkdir(parents=True, exist_ok=True)
+
+    def wanted(name: str) -> bool:
+        return name in only or (not only and not (POOLS / f"{name}.json").exists())
+
+    def save(name: str, pools: list[dict[str, Any]]) -> None:
+        if pools:
+            (POOLS / f"{name}.json").write_text(json.dumps(pools))
+
     questions = [json.loads(x) for x in QUESTIONS.read_text().splitlines() if x.strip()]
     dev = [q for q in questions if q["split"] == "dev"]
-    trees = {c.name: (corpus_dir(c), storage_for(c, False)) for c in load_corpora()}
-    trees = {n: t for n, t in trees.items() if t[1].is_dir()}
-    pools = collect_realqa(dev, trees, load_graded(GRADED))
+    graded = load_graded(GRADED)
+    for c in load_corpora():
+        if wanted(c.name) and storage_for(c, False).is_dir():
+            save(c.name, collect_realqa(dev, {c.name: (corpus_dir(c), storage_for(c, False))},
+                                        graded))  # fmt: skip
     for spec in sets:
-        path, corpora = Path(spec[0]), [local_corpus(s) for s in spec[1:]]
-        extra = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-        local = {c.name: (tree_of(c), storage_for(c, False)) for c in corpora}
-        pools += collect_realqa(extra, local, {})
-    pools += collect_docstrings()
+        extra = [json.loads(x) for x in Path(spec[0]).read_text().splitlines() if x.strip()]
+        for c in map(local_corpus, spec[1:]):
+            if wanted(c.name):
+                save(c.name, collect_realqa(extra, {c.name: (tree_of(c), storage_for(c, False))},
+                                            {}))  # fmt: skip
+    if wanted("docstrings"):
+        save("docstrings", collect_docstrings())
+
+
+def load_pools() -> list[dict[str, Any]]:
+    pools: list[dict[str, Any]] = []
+    for f in sorted(POOLS.glob("*.json")):
+        pools += json.loads(f.read_text())
     return pools
 
 
@@ -257,22 +278,39 @@ def _scale(params: dict[str, Any]) -> float:
     return float(params.get("z_scale", 0.3))
 
 
+# Inputs the trees may not split on (leave-one-corpus-out decided; see docs/search.md).
+DROPPED: tuple[str, ...] = ()
+DOC_WEIGHT = 0.3
+
+
+def _matrix(rows: list[list[float]], dropped: tuple[str, ...]) -> np.ndarray:
+    x = np.array(rows, dtype=float)
+    for name in dropped:
+        x[:, ranker.INPUTS.index(name)] = 0.0
+    return x
+
+
 def train(pools: list[dict[str, Any]], params: dict[str, Any], rounds: int) -> Any:
     import lightgbm as lgb
 
     usable = [p for p in pools if any(v == 2 for v in p["y"])]
     s = _scale(params)
-    x = np.array([row for p in usable for row in p["x"]], dtype=float)
+    x = _matrix([row for p in usable for row in p["x"]], params.get("dropped", DROPPED))
     y = np.array([v for p in usable for v in p["y"]], dtype=int)
     init = np.array([z * s for p in usable for z in p["z"]], dtype=float)
-    data = lgb.Dataset(x, y, group=[len(p["y"]) for p in usable], init_score=init,
+    # A docstring sentence is a narrower task than a developer's question: its many queries
+    # count DOC_WEIGHT each (LambdaMART weighs a query by its first row's weight).
+    doc_w = float(params.get("doc_weight", DOC_WEIGHT))
+    w = np.array([doc_w if p["corpus"].startswith("doc:") else 1.0 for p in usable
+                  for _ in p["y"]])  # fmt: skip
+    data = lgb.Dataset(x, y, group=[len(p["y"]) for p in usable], init_score=init, weight=w,
                        feature_name=list(ranker.INPUTS), free_raw_data=False)  # fmt: skip
-    lgb_params = {k: v for k, v in params.items() if k != "z_scale"}
+    lgb_params = {k: v for k, v in params.items() if k not in ("z_scale", "dropped", "doc_weight")}
     return lgb.train(lgb_params, data, num_boost_round=rounds)
 
 
 def predict(booster: Any, pool: dict[str, Any], params: dict[str, Any]) -> np.ndarray:
-    x = np.array(pool["x"], dtype=float)
+    x = _matrix(pool["x"], params.get("dropped", DROPPED))
     return np.asarray(pool["z"]) + booster.predict(x) / _scale(params)
 
 
@@ -297,6 +335,12 @@ def loco(pools: list[dict[str, Any]], params: dict[str, Any], rounds: int) -> di
         after_all += after
         held_all += test
     table["ALL"] = {"before": figures(held_all, before_all), "after": figures(held_all, after_all)}
+    # Developers' questions only (eval/realqa and extra sets), without the docstring sentences.
+    qa = [i for i, p in enumerate(held_all) if not p["corpus"].startswith("doc:")]
+    table["ALL questions"] = {
+        "before": figures([held_all[i] for i in qa], [before_all[i] for i in qa]),
+        "after": figures([held_all[i] for i in qa], [after_all[i] for i in qa]),
+    }
     return table
 
 
@@ -320,30 +364,37 @@ def main(argv: list[str] | None = None) -> int:
         metavar="ARG",
         help="an extra question set: Q.jsonl NAME=DIR [NAME=DIR ...] (every split is fitted)",
     )
+    ap.add_argument("--corpora", default="", help="collect: only these (recollected)")
     ap.add_argument("--out", type=Path, default=MODEL, help="where `fit` writes the model")
     ap.add_argument("--rounds", type=int, default=ROUNDS)
+    ap.add_argument("--without", default="", help="fit: leave these corpora's pools out")
     ap.add_argument("--scale", type=float, default=0.3, help="z's weight in the init score")
+    ap.add_argument("--doc-weight", type=float, default=DOC_WEIGHT)
+    ap.add_argument("--drop", default=",".join(DROPPED), help="inputs the trees may not use")
     ap.add_argument("--leaves", type=int, default=PARAMS["num_leaves"])
     ap.add_argument("--min-leaf", type=int, default=PARAMS["min_data_in_leaf"])
     args = ap.parse_args(argv)
+    dropped = tuple(n for n in args.drop.split(",") if n)
     params = {**PARAMS, "z_scale": args.scale, "num_leaves": args.leaves,
-              "min_data_in_leaf": args.min_leaf}  # fmt: skip
+              "min_data_in_leaf": args.min_leaf, "doc_weight": args.doc_weight,
+              "dropped": dropped}  # fmt: skip
     if args.step == "collect":
         t0 = time.perf_counter()
-        pools = collect(args.set)
-        POOLS.write_text(json.dumps(pools))
-        print(f"{len(pools)} pools in {time.perf_counter() - t0:.0f}s -> {POOLS}")
+        collect(args.set, {n for n in args.corpora.split(",") if n})
+        print(f"collected in {time.perf_counter() - t0:.0f}s -> {POOLS}")
         return 0
-    pools = json.loads(POOLS.read_text())
+    pools = load_pools()
     if args.step == "loco":
         show(loco(pools, params, args.rounds))
         return 0
+    left_out = {n for n in args.without.split(",") if n}
+    pools = [p for p in pools if p["corpus"] not in left_out]
     booster = train(pools, params, args.rounds)
     dump = booster.dump_model()
     # The package adds the linear z back at its own scale: leaves are divided by the init scale.
-    for tree in dump["tree_info"]:
-        _rescale(tree["tree_structure"], 1.0 / _scale(params))
-    keep = {"tree_info": dump["tree_info"]}
+    trees = [{"tree_structure": _slim(t["tree_structure"], 1.0 / _scale(params))}
+             for t in dump["tree_info"]]  # fmt: skip
+    keep = {"tree_info": trees}
     meta = {"params": {k: v for k, v in params.items() if k != "eval_at"}, "rounds": args.rounds,
             "questions": len(pools), "corpora": sorted({p["corpus"] for p in pools})}  # fmt: skip
     args.out.write_text(
@@ -354,12 +405,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _rescale(node: dict[str, Any], k: float) -> None:
+_NODE_KEYS = ("split_feature", "threshold", "decision_type")
+
+
+def _slim(node: dict[str, Any], k: float) -> dict[str, Any]:
+    """The tree with only what ranker.from_dump reads, leaves scaled by k."""
     if "leaf_value" in node:
-        node["leaf_value"] = node["leaf_value"] * k
-        return
-    _rescale(node["left_child"], k)
-    _rescale(node["right_child"], k)
+        return {"leaf_value": node["leaf_value"] * k}
+    return {
+        **{key: node[key] for key in _NODE_KEYS},
+        "left_child": _slim(node["left_child"], k),
+        "right_child": _slim(node["right_child"], k),
+    }
 
 
 if __name__ == "__main__":
