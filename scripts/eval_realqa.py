@@ -3,7 +3,7 @@
     .venv/bin/python scripts/eval_realqa.py [--split dev|test|both] [--corpora flask,django]
         [--lexical django | --lexical all [--partial]] [--out results.json] [--reindex]
     .venv/bin/python scripts/eval_realqa.py --questions SET.jsonl --corpus NAME=DIR [...]
-        [--split both]   # a question set of its own on corpora given by path (held-out sets)
+        # a question set of its own on corpora given by path (held-out sets; every split)
 
 With --questions, the set is read from that file (same line format as eval/realqa/questions.jsonl)
 and each `--corpus NAME=DIR` names the folder a corpus's gold paths are relative to; nothing is
@@ -386,7 +386,11 @@ def print_styles(results: Sequence[Result]) -> dict[str, dict[str, object]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--split", choices=("dev", "test", "both"), default="dev")
+    ap.add_argument(
+        "--split",
+        choices=("dev", "test", "both"),
+        help="default: dev for eval/realqa, both for a set given with --questions",
+    )
     ap.add_argument("--corpora", default="", help="comma-separated subset (default: all)")
     ap.add_argument("--lexical", default="", help="corpora indexed without embeddings, or 'all'")
     ap.add_argument(
@@ -410,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
         help="a corpus given by path (repeat); with --questions, instead of corpora.json",
     )
     args = ap.parse_args(argv)
+    if args.split is None:
+        args.split = "dev" if args.questions == QUESTIONS else "both"
     if args.database:
         TEAM[:] = [args.database]
 
