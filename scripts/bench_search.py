@@ -9,7 +9,9 @@ repeated runs converge on a fully embedded Django. Unless --no-fill, the chunks 
 get a random unit vector each, flagged as such in the output: the matrix then has Django's real
 size, which is what latency depends on (their similarities are meaningless, not their cost).
 Prints p50/p95/max of hybrid search through Engine.search, its parts (query embedding, BM25,
-vector top-k, fusion) and raw Tantivy BM25 as the baseline of the same run.
+vector top-k, fusion) and raw Tantivy BM25 as the baseline of the same run, and the same search
+with the learned ranker switched off (main's path before it), interleaved query by query so
+both see the same load: the ranker's cost paired in one run.
 """
 
 from __future__ import annotations
@@ -35,12 +37,21 @@ from code_compass_server.embed.worker import EmbeddingWorker  # noqa: E402
 from code_compass_server.engine import Engine  # noqa: E402
 from code_compass_server.index.project import Project  # noqa: E402
 from code_compass_server.records import SearchParams  # noqa: E402
+from code_compass_server.search import calibration  # noqa: E402
 from code_compass_server.search.candidates import Candidate  # noqa: E402
 from code_compass_server.search.fusion import fuse  # noqa: E402
 from code_compass_server.search.searcher import lexical_candidates  # noqa: E402
 from code_compass_server.search.semantic import semantic_candidates  # noqa: E402
 
 OUT = CACHE / "bench-search"
+
+
+class _NoRanker:
+    """Stands in for search/ranker.py in the paired run: no correction, the linear z ranks."""
+
+    @staticmethod
+    def corrected(*_args: object) -> None:
+        return None
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -141,16 +152,21 @@ def main(argv: list[str] | None = None) -> int:
         engine.search(SearchParams(q, 10, None, None, None, mode="hybrid"))
 
     total: list[float] = []
+    no_ranker: list[float] = []
     t_embed: list[float] = []
     t_lex: list[float] = []
     t_vec: list[float] = []
     t_fuse: list[float] = []
     t_bm25: list[float] = []
-    for q in queries:
+    with_ranker = calibration.ranker
+    for i, q in enumerate(queries):
         p = SearchParams(q, 10, None, None, None, mode="hybrid")
-        a = time.perf_counter()
-        engine.search(p)
-        total.append((time.perf_counter() - a) * 1000)
+        for ranked in (True, False) if i % 2 == 0 else (False, True):
+            calibration.ranker = with_ranker if ranked else _NoRanker  # type: ignore[assignment]
+            a = time.perf_counter()
+            engine.search(p)
+            (total if ranked else no_ranker).append((time.perf_counter() - a) * 1000)
+        calibration.ranker = with_ranker
         a = time.perf_counter()
         vec = embedder.embed_query(q)
         b = time.perf_counter()
@@ -173,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{len(queries)} Django dev-set queries, top-k 10, pool {SEARCH_CANDIDATE_POOL}/channel"
     )
     print(line("hybrid Engine.search", total))
+    print(line("  same, ranker off (paired)", no_ranker))
+    print(
+        f"  ranker's cost at p50: {statistics.median(total) - statistics.median(no_ranker):+.2f} ms"
+    )
     print(line("  query embedding", t_embed))
     print(line("  vector top-k", t_vec))
     print(line("  lexical candidates", t_lex))

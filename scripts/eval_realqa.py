@@ -2,6 +2,12 @@
 
     .venv/bin/python scripts/eval_realqa.py [--split dev|test|both] [--corpora flask,django]
         [--lexical django | --lexical all [--partial]] [--out results.json] [--reindex]
+    .venv/bin/python scripts/eval_realqa.py --questions SET.jsonl --corpus NAME=DIR [...]
+        # a question set of its own on corpora given by path (held-out sets; every split)
+
+With --questions, the set is read from that file (same line format as eval/realqa/questions.jsonl)
+and each `--corpus NAME=DIR` names the folder a corpus's gold paths are relative to; nothing is
+fetched, and each folder is indexed into its own storage under bench-data/realqa/storage/.
 
 Each corpus (scripts/fetch_corpora.py) is indexed with `code-compass index --json` into its own
 storage under bench-data/realqa/storage/ (reused: a re-run only stats the files), then every
@@ -121,6 +127,25 @@ def relevant(hit: dict[str, object], gold: Iterable[dict[str, object]]) -> bool:
 # --- engine through the CLI ----------------------------------------------------------------------
 
 
+# --corpus NAME=DIR: corpora given by path (a held-out set's), used as they are (not fetched).
+LOCAL: dict[str, Path] = {}
+
+
+def local_corpus(spec: str) -> Corpus:
+    """`NAME=DIR` -> a corpus read from DIR; its storage is named after DIR's own name."""
+    name, sep, where = spec.partition("=")
+    tree = Path(where).expanduser().resolve()
+    if not sep or not name or not tree.is_dir():
+        raise SystemExit(f"--corpus wants NAME=DIR with an existing folder, got {spec!r}")
+    LOCAL[name] = tree
+    return Corpus(name, "local", name, f"at-{tree.name}", "", "")
+
+
+def tree_of(c: Corpus) -> Path:
+    """The folder of a corpus: given by path, or fetched into bench-data/corpora/."""
+    return LOCAL.get(c.name) or corpus_dir(c)
+
+
 def storage_for(c: Corpus, lexical: bool) -> Path:
     return STORAGE / (c.folder + ("-lexical" if lexical else ""))
 
@@ -131,7 +156,7 @@ def index_summary(c: Corpus, lexical: bool) -> dict[str, Any]:
         *CLI,
         "index",
         "--workspace",
-        str(corpus_dir(c)),
+        str(tree_of(c)),
         "--storage",
         str(storage_for(c, lexical)),
     ]
@@ -152,7 +177,7 @@ def batch_search(
         qfile = f.name
     try:
         cmd = [*CLI, "search", "--queries", qfile, "--json", "--top-k", str(TOP_K),
-               "--mode", mode, "--workspace", str(corpus_dir(c)),
+               "--mode", mode, "--workspace", str(tree_of(c)),
                "--storage", str(storage_for(c, lexical)), *team_args(c)]  # fmt: skip
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     finally:
@@ -361,7 +386,11 @@ def print_styles(results: Sequence[Result]) -> dict[str, dict[str, object]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--split", choices=("dev", "test", "both"), default="dev")
+    ap.add_argument(
+        "--split",
+        choices=("dev", "test", "both"),
+        help="default: dev for eval/realqa, both for a set given with --questions",
+    )
     ap.add_argument("--corpora", default="", help="comma-separated subset (default: all)")
     ap.add_argument("--lexical", default="", help="corpora indexed without embeddings, or 'all'")
     ap.add_argument(
@@ -374,7 +403,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--database", metavar="URL", help="push to and search a team index (docs/team-index.md)"
     )
+    ap.add_argument(
+        "--questions", type=Path, default=QUESTIONS, help="a question set (JSON lines) of its own"
+    )
+    ap.add_argument(
+        "--corpus",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="a corpus given by path (repeat); with --questions, instead of corpora.json",
+    )
     args = ap.parse_args(argv)
+    if args.split is None:
+        args.split = "dev" if args.questions == QUESTIONS else "both"
     if args.database:
         TEAM[:] = [args.database]
 
@@ -382,12 +423,13 @@ def main(argv: list[str] | None = None) -> int:
         print(s, file=sys.stderr, flush=True)
 
     wanted = {n for n in args.corpora.split(",") if n}
-    corpora = [c for c in load_corpora() if not wanted or c.name in wanted]
+    given = [local_corpus(spec) for spec in args.corpus]
+    corpora = [c for c in given or load_corpora() if not wanted or c.name in wanted]
     lexical = {c.name for c in corpora} if args.lexical == "all" else set(args.lexical.split(","))
     splits = {"dev", "test"} if args.split == "both" else {args.split}
     questions = [
         q
-        for q in map(json.loads, QUESTIONS.read_text(encoding="utf-8").splitlines())
+        for q in map(json.loads, args.questions.read_text(encoding="utf-8").splitlines())
         if q["split"] in splits and q["corpus"] in {c.name for c in corpora}
     ]
     STORAGE.mkdir(parents=True, exist_ok=True)
@@ -396,7 +438,8 @@ def main(argv: list[str] | None = None) -> int:
     index_info: dict[str, object] = {}
     search_seconds: dict[str, float] = {}
     for c in corpora:
-        fetch(c)
+        if c.name not in LOCAL:
+            fetch(c)
         lex = c.name in lexical
         index_info[c.name] = {"version": c.version, **index(c, lex, args.reindex, log)}
         qs = [q for q in questions if q["corpus"] == c.name]

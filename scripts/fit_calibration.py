@@ -3,6 +3,7 @@
 
     .venv/bin/python scripts/fit_calibration.py            # collect dev pools, fit, write, report
     .venv/bin/python scripts/fit_calibration.py --check    # refit, report, do not write
+    .venv/bin/python scripts/fit_calibration.py --loco --set Q.jsonl NAME=DIR ...   # + a set
 
 One command, reproducible: every corpus (scripts/fetch_corpora.py; indexed by
 scripts/eval_realqa.py into bench-data/realqa/storage/, fully embedded) is opened in process and
@@ -71,7 +72,14 @@ from code_compass_server.search.searcher import (  # noqa: E402
 from code_compass_server.search.signals import query_info  # noqa: E402
 from code_compass_server.settings import EngineSettings  # noqa: E402
 from code_compass_server.validation import validate_search  # noqa: E402
-from eval_realqa import QUESTIONS, TOP_K, relevant, storage_for  # noqa: E402
+from eval_realqa import (  # noqa: E402
+    QUESTIONS,
+    TOP_K,
+    local_corpus,
+    relevant,
+    storage_for,
+    tree_of,
+)
 from fetch_corpora import corpus_dir, load_corpora  # noqa: E402
 
 # Signals a model may not read: the channel it does not have (a partly embedded project's
@@ -88,6 +96,7 @@ NEGATIVE = {"absent", "ident_missing", "kwarg_missing"}
 EITHER = {"ident_named", "kwarg_named"}
 MODELS = ("hybrid", "lexical", "semantic")
 POOLS = ROOT / "bench-data" / "realqa" / "pools-dev.json"
+FIT_PATH = ROOT / "server" / "code_compass_server" / "search" / calibration.FIT_FILE
 
 
 def dev_verdicts(
@@ -103,24 +112,41 @@ def dev_verdicts(
     return graded
 
 
-def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
+def collect(
+    split: str, only: set[str] | None = None, sets: list[list[str]] | None = None
+) -> list[dict[str, Any]]:
     """Per dev question and model: the gate signals and the shown hits' (z gap, rank, label).
-    `only`: a subset of the corpora (default: those corpora.json does not keep out of the fit)."""
+    `only`: a subset of the corpora (default: those corpora.json does not keep out of the fit).
+    `sets`: extra question sets given by path, `[Q.jsonl, NAME=DIR, ...]` each (a held-out set
+    once it has been measured); every question of theirs is fitted, whatever its split. A corpus
+    whose storage is not fully embedded is left out (its hybrid pools would be lexical)."""
     if split != "dev":
         raise SystemExit(f"refusing to collect the {split} split: the fit reads dev only")
     questions = [json.loads(x) for x in QUESTIONS.read_text().splitlines() if x.strip()]
     graded = dev_verdicts(questions)
-    out: list[dict[str, Any]] = []
+    jobs: list[tuple[str, Path, Path, list[dict[str, Any]]]] = []
     for corpus in load_corpora():
         if (only is None and not corpus.fit) or (only is not None and corpus.name not in only):
             continue
         qs = [q for q in questions if q["corpus"] == corpus.name and q["split"] == split]
+        jobs.append((corpus.name, corpus_dir(corpus), storage_for(corpus, False), qs))
+    for spec in sets or []:
+        extra = [json.loads(x) for x in Path(spec[0]).read_text().splitlines() if x.strip()]
+        for corpus in map(local_corpus, spec[1:]):
+            qs = [q for q in extra if q["corpus"] == corpus.name]
+            jobs.append((corpus.name, tree_of(corpus), storage_for(corpus, False), qs))
+    out: list[dict[str, Any]] = []
+    for corpus_name, tree, storage, qs in jobs:
         if not qs:
             continue
-        engine = Engine.open(storage_for(corpus, False), EngineSettings())
+        engine = Engine.open(storage, EngineSettings())
         try:
-            name = engine.add_project(corpus_dir(corpus))
+            name = engine.add_project(tree)
             project = engine.project(name)
+            counts = project.catalog.counts()
+            if not counts.get("chunks") or counts.get("embedded", 0) < counts["chunks"]:
+                print(f"{corpus_name}: not fully embedded, left out", file=sys.stderr)
+                continue
             semantic = engine.embeddings.semantic_channel()  # None until the model loads
             assert semantic is not None, "embeddings are off: build the model first"
             for q in qs:
@@ -164,7 +190,7 @@ def collect(split: str, only: set[str] | None = None) -> list[dict[str, Any]]:
                                      or graded_answers(first, block))  # fmt: skip
                     row[model] = {"gate": gsig, "hits": hits, "first": first}
                 out.append(row)
-            print(f"{corpus.name}: {len(qs)} {split} questions", file=sys.stderr)
+            print(f"{corpus_name}: {len(qs)} questions", file=sys.stderr)
         finally:
             engine.close()
     return out
@@ -515,13 +541,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpora", default="", help="a subset, for a look (implies --check)")
     ap.add_argument("--loco", action="store_true", help="also leave one corpus out (dev)")
     ap.add_argument("--failures", action="store_true", help="print held-out dev gate errors")
+    ap.add_argument(
+        "--set",
+        nargs="+",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="an extra question set fitted whole: Q.jsonl NAME=DIR [NAME=DIR ...]",
+    )
     args = ap.parse_args(argv)
     only = {n for n in args.corpora.split(",") if n} or None
     where = POOLS if only is None else POOLS.with_name("pools-dev-subset.json")
     if args.reuse and where.exists():
         pools = json.loads(where.read_text())
     else:
-        pools = collect("dev", only)
+        pools = collect("dev", only, args.set)
         where.write_text(json.dumps(pools))
     args.check = args.check or only is not None
     params = fit(pools)
@@ -533,8 +567,9 @@ def main(argv: list[str] | None = None) -> int:
             for group, f in groups.items():
                 show(f"{model} held out: {group}", f)
     if not args.check:
-        calibration.FIT_FILE.write_text(json.dumps(params, indent=1) + "\n")
-        print(f"wrote {calibration.FIT_FILE.relative_to(ROOT)}")
+        # The package's copy (read through importlib.resources at run time).
+        FIT_PATH.write_text(json.dumps(params, indent=1) + "\n")
+        print(f"wrote {FIT_PATH.relative_to(ROOT)}")
     return 0
 
 

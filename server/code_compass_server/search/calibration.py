@@ -41,6 +41,7 @@ from importlib import resources
 from typing import Any
 
 from code_compass_server.constants import DEFAULT_MIN_SCORE, SEARCH_WEIGHTS
+from code_compass_server.search import ranker
 from code_compass_server.search.candidates import Candidate
 from code_compass_server.search.gate import (
     GATE_SIGNALS,
@@ -155,6 +156,16 @@ def hit_probability(hsig: Mapping[str, float], mode: str) -> float:
     return sigmoid(linear(fitted()[mode]["hit"], hsig))
 
 
+def signal_values(cands: list[Candidate], q: QueryInfo, mode: str) -> list[float]:
+    """Fill each candidate's signals (signals.compute); return their linear relevance z."""
+    cosines = [c.cosine for c in cands if c.cosine is not None]
+    # A chunk the semantic channel did not return is at most as close as the last one it did.
+    floor = min(cosines) if cosines else 0.0
+    for c in cands:
+        c.features = compute(c, q, floor)
+    return [relevance(c.features, mode) for c in cands]
+
+
 def list_evidence(
     cands: Iterable[Candidate],
     q: QueryInfo,
@@ -166,17 +177,24 @@ def list_evidence(
     `terms` are the question's words looked up in the project's index (gate.question_terms);
     without them every word counts as present, which only weakens the gate."""
     out = list(cands)
+    cands_in = list(out)  # their order when linear_z was computed
     cosines = [c.cosine for c in out if c.cosine is not None]
-    # A chunk the semantic channel did not return is at most as close as the last one it did.
-    floor = min(cosines) if cosines else 0.0
-    for c in out:
-        c.features = compute(c, q, floor)
-    zs = {id(c): relevance(c.features, mode) for c in out}
+    linear_z = signal_values(out, q, mode)
+    # The learned ranker's correction of z, where the mode has one (search/ranker.py).
+    learned = ranker.corrected(out, q, linear_z, mode)
+    zs = {id(c): z for c, z in zip(out, learned or linear_z, strict=True)}
     out.sort(key=lambda c: zs[id(c)], reverse=True)
     ordered = [zs[id(c)] for c in out]
-    z_top = ordered[0] if ordered else 0.0
+    # The gate reads the list in the linear z's order: the ranker is fitted to order a list,
+    # not to say whether it answers. Read in the ranker's order, its top hits cover more of an
+    # unanswerable question's words and z_top moves: on the last round's blind corpora
+    # unanswerable passing went 19 -> 26-29 % with the gate unchanged.
+    by_linear = sorted(range(len(linear_z)), key=linear_z.__getitem__, reverse=True)
+    gate_list = [cands_in[i] for i in by_linear] if learned else out
+    gate_z = [linear_z[i] for i in by_linear] if learned else ordered
+    z_top = gate_z[0] if gate_z else 0.0
     base = query_signals([c.features for c in out], cosines, z_top, len(q.words))
-    gsig = gate_signals(out, ordered, base, terms or question_terms(" ".join(q.words), None))
+    gsig = gate_signals(gate_list, gate_z, base, terms or question_terms(" ".join(q.words), None))
     return out, ordered, gsig
 
 
