@@ -2,6 +2,11 @@
 not exist next to one that does, asked offline through `code-compass ask --json`.
 
     .venv/bin/python scripts/eval_nearmiss.py [--corpora httpx,rxjs] [--lexical] [--out FILE]
+    .venv/bin/python scripts/eval_nearmiss.py --questions SET.jsonl --corpus NAME=DIR ...
+
+A held-out set in eval_realqa's JSONL format (`--questions`) contributes its rows marked
+`near_miss` (`absent`: the name that does not exist; `neighbour`: the real one's spans), on
+corpora given by path (`--corpus`).
 
 Each block of eval/nearmiss/src.tsv names a corpus of eval/realqa (scripts/fetch_corpora.py), the
 member the question names and the files of its real neighbour (the owner's definition), asked in
@@ -29,8 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from eval_realqa import CLI, index, storage_for  # noqa: E402
-from fetch_corpora import corpus_dir, fetch, load_corpora  # noqa: E402
+from eval_realqa import CLI, index, local_corpus, storage_for, tree_of  # noqa: E402
+from fetch_corpora import fetch, load_corpora  # noqa: E402
 
 SRC = ROOT / "eval" / "nearmiss" / "src.tsv"
 TEXT_SUFFIXES = (".py", ".pyi", ".ts", ".js", ".go", ".md", ".rst", ".txt", ".toml", ".cfg")
@@ -55,6 +60,18 @@ def load_questions(path: Path = SRC) -> list[Question]:
         paths = tuple(p.strip() for p in gold.split(","))
         out.append(Question(f"{block}-en", corpus, "en", name, paths, en))
         out.append(Question(f"{block}-pt", corpus, "pt", name, paths, pt))
+    return out
+
+
+def load_held_out(path: Path) -> list[Question]:
+    """The `near_miss` rows of a realqa-format JSONL set."""
+    out: list[Question] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        if row.get("near_miss"):
+            gold = tuple(dict.fromkeys(n["path"] for n in row["neighbour"]))
+            name = str(row["absent"])
+            out.append(Question(row["id"], row["corpus"], row["lang"], name, gold, row["question"]))
     return out
 
 
@@ -103,18 +120,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpora", default="", help="comma-separated subset (default: all)")
     ap.add_argument("--lexical", action="store_true", help="the lexical-only storages")
     ap.add_argument("--out", type=Path, help="write the verdicts as JSON here")
+    ap.add_argument("--questions", type=Path, help="a held-out realqa-format set")
+    ap.add_argument("--corpus", action="append", default=[], help="NAME=DIR (with --questions)")
     args = ap.parse_args(argv)
-    questions = load_questions()
+    questions = load_held_out(args.questions) if args.questions else load_questions()
     wanted = {c for c in args.corpora.split(",") if c}
-    corpora = {c.name: c for c in load_corpora() if c.name in {q.corpus for q in questions}}
+    known = [local_corpus(spec) for spec in args.corpus] if args.questions else load_corpora()
+    corpora = {c.name: c for c in known if c.name in {q.corpus for q in questions}}
     if wanted:
         corpora = {k: v for k, v in corpora.items() if k in wanted}
     verdicts: list[dict[str, Any]] = []
     invalid: list[str] = []
     for name, c in corpora.items():
-        fetch(c)
+        if not args.questions:
+            fetch(c)
         index(c, args.lexical, False, lambda s: print(s, file=sys.stderr))
-        folder = corpus_dir(c)
+        folder = tree_of(c)
         for q in (q for q in questions if q.corpus == name):
             if q.lang == "en" and (found := name_exists(folder, q.name)):
                 invalid.append(f"{q.qid}: `{q.name}` found in {found[:3]}")
