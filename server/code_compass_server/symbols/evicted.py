@@ -7,8 +7,7 @@ the evicted value's own objects are walked, and every reference to each of them 
 when all of them come from inside the value (and this walk), nothing else can reach it — it is
 garbage, as the collector would find — so its containers are cleared, which breaks the cycles,
 and reference counting frees it at once. A value something still holds (a request resolving
-with it) is left for a later try. Thread switches are held off during the check, so no other
-thread can move a reference between two counts.
+with it) is left for a later try. The counts are one snapshot of the heap (_unreachable).
 """
 
 from __future__ import annotations
@@ -16,6 +15,8 @@ from __future__ import annotations
 import ast
 import gc
 import sys
+import time
+from collections import Counter
 
 # The objects of a value that are walked: containers, syntax trees, and instances of types
 # defined beside the value's own type (its scopes, bindings...). Anything else (types,
@@ -23,8 +24,8 @@ import sys
 _CONTAINERS = (dict, list, set, frozenset, tuple, ast.AST)
 _SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)  # singletons
 MAX_OBJECTS = 400_000  # a larger value is left to the collector (the check holds the GIL)
-_HOLD_SWITCH_S = 30.0  # the switch interval while counting: no other thread runs meanwhile
-_OUR_REFS = 3  # while counting: the walk's list, the loop variable, getrefcount's argument
+_HOLD_SWITCH_S = 30.0  # the switch interval between the two counts: no thread switch there
+_OUR_REFS = 2  # while counting: the walk's list and getrefcount's argument
 _ROOT_REFS = 3  # the root's: the caller's last one and the two functions' arguments
 
 
@@ -33,14 +34,9 @@ def free_if_unreachable(value: object) -> bool:
     caller must hold no other reference: pass the last one and drop it). False when something
     still does, or when it is too large to check: it is left as it is."""
     own = type(value).__module__
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(_HOLD_SWITCH_S)
-    try:
-        objects = _objects(value, own)
-        if objects is None or not _unreachable(objects, value):
-            return False
-    finally:
-        sys.setswitchinterval(previous)
+    objects = _objects(value, own)  # may switch threads: the counts below are one snapshot
+    if objects is None or not _unreachable(objects, value):
+        return False
     # Garbage now: no other thread can reach it, so the clearing (and the deallocations it
     # starts) may let other threads run between objects.
     for obj in objects:
@@ -68,25 +64,22 @@ def _objects(root: object, own: str) -> list[object] | None:
 
 def _unreachable(objects: list[object], root: object) -> bool:
     """Every reference to every object comes from inside (and to the root: the caller's,
-    `free_if_unreachable`'s argument and this function's, three more)."""
-    inside = _inside_counts(objects)
-    for obj in objects:
+    `free_if_unreachable`'s argument and this function's, three more). Both counts are taken
+    by C calls that run no bytecode, so no other thread runs inside either, and thread
+    switches are held off between the two: they are one snapshot of the heap."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(_HOLD_SWITCH_S)
+    try:
+        inside = Counter(map(id, gc.get_referents(*objects)))
+        counts = list(map(sys.getrefcount, objects))
+    finally:
+        sys.setswitchinterval(previous)
+        time.sleep(0)  # let go of the GIL: a thread that waited meanwhile runs now
+    for obj, count in zip(objects, counts, strict=True):
         extra = _ROOT_REFS if obj is root else 0
-        if sys.getrefcount(obj) - _OUR_REFS - extra != inside[id(obj)]:
+        if count - _OUR_REFS - extra != inside[id(obj)]:
             return False
     return True
-
-
-def _inside_counts(objects: list[object]) -> dict[int, int]:
-    """References to each object from the others (a function of its own: no local variable
-    of its loops outlives it and holds an object while the references are counted)."""
-    inside = dict.fromkeys(map(id, objects), 0)
-    for obj in objects:
-        for ref in gc.get_referents(obj):
-            key = id(ref)
-            if key in inside:
-                inside[key] += 1
-    return inside
 
 
 def _clear(obj: object, own: str) -> None:
