@@ -520,7 +520,7 @@ class VectorStore:
             "dims": self.dims,
             "rows": len(keep),
             # Damage inside the data (not only a truncation) is found on open.
-            "crc": [zlib.crc32(memoryview(mat)), zlib.crc32(rows_bytes)],
+            "crc": [zlib.crc32(mat.data), zlib.crc32(rows_bytes)],
         }
         with _atomic_file(self.directory / POINTER) as fh:
             fh.write(json.dumps(pointer).encode("utf-8"))
@@ -576,7 +576,7 @@ class VectorStore:
             raise ValueError(f"shape {mat.shape} does not match {len(ids)} rows")
         crc = pointer.get("crc")
         if crc is not None and crc != [
-            zlib.crc32(memoryview(np.ascontiguousarray(mat))),  # its buffer: no copy of the matrix
+            zlib.crc32(np.ascontiguousarray(mat).data),  # its buffer: no copy of the matrix
             zlib.crc32(rows_bytes),
         ]:
             raise ValueError("vector data does not match its checksum")
