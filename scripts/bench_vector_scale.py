@@ -162,6 +162,11 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--sample", type=int, default=3000, help="Django chunks for the shape")
     ap.add_argument("--pieces-per-s", type=float, default=0.0, help="measured embedding rate")
+    ap.add_argument(
+        "--store", type=Path,
+        help="keep the built store here (reused when it exists: compare code versions on it)",
+    )  # fmt: skip
+    ap.add_argument("--modes", default="loaded,mapped", help="how the store is read")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -177,18 +182,20 @@ def main() -> None:
         f"Django ({django_chunks:,} chunks; sample {args.sample:,}): {ratio:.3f} pieces per chunk; "
         f"{same:.1%} of chunks' model texts never say `django` (identical in every copy)"
     )
-    work = Path(tempfile.mkdtemp(prefix="cc-vscale-", dir=ROOT / "bench-data"))
+    keep = args.store is not None
+    work = args.store or Path(tempfile.mkdtemp(prefix="cc-vscale-", dir=ROOT / "bench-data"))
     try:
-        t0 = time.perf_counter()
-        built = child("--child", "build", str(work), str(args.chunks), str(ratio))
+        if not (work / "store.json").exists():
+            t0 = time.perf_counter()
+            built = child("--child", "build", str(work), str(args.chunks), str(ratio))
+            print(
+                f"build: {args.chunks:,} chunks, {built['rows']:,.0f} vectors (synthetic unit "
+                f"vectors); add {built['add_s']:.1f} s, save {built['save_s']:.1f} s "
+                f"(child {time.perf_counter() - t0:.1f} s), peak RSS {built['VmHWM']:.0f} MB"
+            )
         disk = sum(p.stat().st_size for p in work.iterdir()) / 1e6
-        print(
-            f"build: {args.chunks:,} chunks, {built['rows']:,.0f} vectors (synthetic unit "
-            f"vectors); add {built['add_s']:.1f} s, save {built['save_s']:.1f} s "
-            f"(child {time.perf_counter() - t0:.1f} s), peak RSS {built['VmHWM']:.0f} MB; "
-            f"disk {disk:,.0f} MB"
-        )
-        for mode in ("loaded", "mapped"):
+        print(f"store {work}: disk {disk:,.0f} MB")
+        for mode in args.modes.split(","):
             r = child("--child", mode, str(work), str(args.queries))
             print(
                 f"{mode}: open {r['open_s']:.2f} s (+{r['anon_open_mb']:.0f} MB heap); after "
@@ -198,7 +205,8 @@ def main() -> None:
                 f"with a path prefix {r['prefix_p50_ms']:.0f}/{r['prefix_p95_ms']:.0f} ms"
             )
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
     pieces = args.chunks * ratio
     unique = pieces * (same / COPIES + (1 - same))
     print(
