@@ -22,14 +22,13 @@ request is resolving.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import logging
 import threading
 import time
 from collections.abc import Callable
 
+from code_compass_server.index.heap import trim_heap
 from code_compass_server.symbols.stamped_cache import churn, release_retired
 
 log = logging.getLogger(__name__)
@@ -40,25 +39,6 @@ _TICK_S = 0.25  # how often the idle check runs
 _SIZE_EVERY_S = 10.0  # how often the frozen heap is counted (a walk of the whole list)
 _IDLE_EVERY_S = 30.0  # idle reclaims at most this often (a request may come meanwhile)
 _TRIM_EVERY_S = 10.0  # free heap pages are given back to the system at most this often
-
-
-def trim_heap() -> bool:
-    """Give the C heap's free pages back to the system (glibc's malloc_trim); False where
-    there is no such call. Python frees parses into the heap, which keeps the pages."""
-    if not _malloc_trim:
-        name = ctypes.util.find_library("c")
-        try:
-            _malloc_trim.append(ctypes.CDLL(name).malloc_trim if name else None)
-        except (OSError, AttributeError):
-            _malloc_trim.append(None)
-    trim = _malloc_trim[0]
-    if trim is None:
-        return False
-    trim(0)  # ctypes lets go of the GIL meanwhile
-    return True
-
-
-_malloc_trim: list[Callable[[int], int] | None] = []  # looked up at the first call
 
 
 class CollectionPacer:
