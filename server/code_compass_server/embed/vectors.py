@@ -586,6 +586,9 @@ class VectorStore:
         mapped = (mm, at) if mm is not None else None
         if mapped is not None and (mat.dtype != np.float32 or not mat.flags.c_contiguous):
             mapped = None
+        if mapped is not None and hasattr(mapped[0], "madvise"):
+            with contextlib.suppress(OSError, ValueError):  # the checksum read every page
+                mapped[0].madvise(mmap.MADV_DONTNEED)
         self._fill(
             mat if mapped is not None else mat.astype(np.float32, copy=False),
             ids,
