@@ -258,11 +258,14 @@ def hover_targets(files: list[Path], n: int, rng: random.Random) -> list[tuple[P
     return out[:n]
 
 
-async def replay(bench: Bench, pool: list[Path], seconds: float, rng: random.Random) -> None:
+async def replay(
+    bench: Bench, pool: list[Path], seconds: float, rng: random.Random, ping: Path
+) -> None:
     """Navigation as a person does it, for `seconds`: open a file (didOpen, codeLens), hover
     identifiers in it, resolve a lens, close it, go to the next — over more files than the
-    parse caches hold, so they evict all along. Each round starts with a null hover (no
-    lookup): one slower than PAUSE_MS is the server stalling (a collection, a held GIL)."""
+    parse caches hold, so they evict all along. Before each hover, a null hover (line 0,
+    column 0 of `ping`, a file no resolver parses: no lookup, no parse): one slower than
+    PAUSE_MS is the server stalling (a collection, a held GIL, the machine)."""
     order = list(pool)
     rng.shuffle(order)
     ping: list[float] = []
@@ -292,7 +295,10 @@ async def replay(bench: Bench, pool: list[Path], seconds: float, rng: random.Ran
             ms, _ = await bench.timed(lambda one=one: bench.client.code_lens_resolve_async(one))
             lens.append(ms)
         for path, line, col in hover_targets([f], 8, rng):
-            blank = types.HoverParams(text_document=doc, position=types.Position(0, 0))
+            blank = types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=ping.as_uri()),
+                position=types.Position(0, 0),
+            )
             ms, _ = await bench.timed(lambda b=blank: bench.client.text_document_hover_async(b))
             ping.append(ms)
             hp = types.HoverParams(
@@ -403,7 +409,9 @@ async def main() -> int:
         await bench.measure("idle", targets, files, args.samples)
         print(f"after idle phase: {bench.memory()}")
         if args.replay > 0:
-            await replay(bench, sized, args.replay, rng)
+            names = ("LICENSE", "LICENSE.md", "README.md")  # no resolver parses them
+            ping = next(root / n for n in names if (root / n).exists())
+            await replay(bench, sized, args.replay, rng, ping)
         if args.no_index_phase:
             await bench.stop()
             print()
