@@ -259,12 +259,12 @@ def hover_targets(files: list[Path], n: int, rng: random.Random) -> list[tuple[P
 
 
 async def replay(
-    bench: Bench, pool: list[Path], seconds: float, rng: random.Random, ping: Path
+    bench: Bench, pool: list[Path], seconds: float, rng: random.Random, ping_file: Path
 ) -> None:
     """Navigation as a person does it, for `seconds`: open a file (didOpen, codeLens), hover
     identifiers in it, resolve a lens, close it, go to the next — over more files than the
     parse caches hold, so they evict all along. Before each hover, a null hover (line 0,
-    column 0 of `ping`, a file no resolver parses: no lookup, no parse): one slower than
+    column 0 of `ping_file`, a file no resolver parses: no lookup, no parse): one slower than
     PAUSE_MS is the server stalling (a collection, a held GIL, the machine)."""
     order = list(pool)
     rng.shuffle(order)
@@ -296,7 +296,7 @@ async def replay(
             lens.append(ms)
         for path, line, col in hover_targets([f], 8, rng):
             blank = types.HoverParams(
-                text_document=types.TextDocumentIdentifier(uri=ping.as_uri()),
+                text_document=types.TextDocumentIdentifier(uri=ping_file.as_uri()),
                 position=types.Position(0, 0),
             )
             ms, _ = await bench.timed(lambda b=blank: bench.client.text_document_hover_async(b))

@@ -147,8 +147,10 @@ class CollectionPacer:
         something was freed a while ago, give the heap's free pages back. How many were freed."""
         if self._busy():
             return 0
-        freed, _waiting = release_retired()
+        freed, waiting = release_retired()
         self.released += freed
+        if freed:
+            log.debug("%d evicted parses freed (%d in all), %d held", freed, self.released, waiting)
         self._freed_since_trim += freed
         now = time.monotonic()
         if self._freed_since_trim and now - self._trimmed_at >= _TRIM_EVERY_S:

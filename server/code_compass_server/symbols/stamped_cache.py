@@ -137,11 +137,6 @@ class StampedCache(Generic[T]):
         self._bytes = 0
         self._lock = threading.Lock()
 
-    @property
-    def source_bytes(self) -> int:
-        """Source length the cached values were built from."""
-        return self._bytes
-
     def get(self, rel: str, text: str | None, build: Callable[[str], T | None]) -> T | None:
         """The value for `rel`: built from `text` (an open buffer) or from what is on disk
         (None when the file cannot be read); rebuilt when the version changed."""
