@@ -123,7 +123,8 @@ class StampedCache(Generic[T]):
     """Values built from files under one root, each kept with the stamp it was built from.
     At most `entries` values, and values built from at most `max_bytes` of source (the most
     recent one is kept whatever its size). `cyclic`: evicted values are retired (see the
-    module's docstring)."""
+    module's docstring); else they must be acyclic (tree-sitter parses are), freed when the
+    last reference goes."""
 
     def __init__(
         self, root: Path, entries: int, max_bytes: int | None = None, *, cyclic: bool = False
@@ -179,10 +180,8 @@ class StampedCache(Generic[T]):
                 out.append(gone)
         evicted = [v for v in out if v is not None]
         del out, old
-        retire = self.cyclic and bool(evicted)
         with _churn_lock:
-            _churn[0] += 1
-            _churn[1] += 0 if retire else len(evicted)
-        if retire:
+            _churn[0] += 1  # an acyclic value evicted is freed by reference counting: no garbage
+        if self.cyclic and evicted:
             _retire(evicted)
         return value
