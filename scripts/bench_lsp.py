@@ -43,16 +43,19 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchdata import django_source, flask_source
+from benchdata import date_fns_source, django_source, flask_source
 from code_compass_server.lsp.server import converter_factory
 
 # This interpreter, so the server runs the code PYTHONPATH points at (a worktree's too);
 # -P as the clients start it: the corpus's own top-level packages cannot shadow ours.
 SERVER = [sys.executable, "-P", "-m", "code_compass_server", "serve"]
-CORPORA: dict[str, tuple[Callable[[], Path], str]] = {
-    "django": (django_source, "django"),  # (source tree, package folder inside it)
-    "flask": (flask_source, "src/flask"),
+# (source tree, package folder inside it, file suffix, language id)
+CORPORA: dict[str, tuple[Callable[[], Path], str, str, str]] = {
+    "django": (django_source, "django", ".py", "python"),
+    "flask": (flask_source, "src/flask", ".py", "python"),
+    "date-fns": (date_fns_source, ".", ".js", "javascript"),
 }
+PAUSE_MS = 200.0  # a null hover slower than this is a pause of the server (issue #31)
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 SEARCHES = [
     "how are database migrations applied",
@@ -78,8 +81,11 @@ def pct(values: list[float], q: float) -> float:
 
 
 class Bench:
-    def __init__(self, root: Path, storage: Path, embed: bool, name: str) -> None:
+    def __init__(
+        self, root: Path, storage: Path, embed: bool, name: str, language: str = "python"
+    ) -> None:
         self.root = root
+        self.language = language
         self.name = name
         self.storage = storage
         self.embed = embed
@@ -111,18 +117,24 @@ class Bench:
         result: dict[str, Any] = await self.request("codeCompass/status", {})
         return result
 
-    def memory(self) -> str:
-        """The server process's resident memory now and at its peak (Linux /proc), in MB."""
+    def rss(self) -> dict[str, float]:
+        """The server process's VmRSS, VmHWM (peak), RssAnon and RssFile in MB (Linux /proc;
+        empty elsewhere)."""
         server = getattr(self.client, "_server", None)
         try:
             status = Path(f"/proc/{server.pid}/status").read_text()  # type: ignore[union-attr]
         except (AttributeError, OSError):
-            return "server RSS: unknown"
-        kb = dict(re.findall(r"^(VmRSS|VmHWM):\s+(\d+) kB", status, re.M))
+            return {}
+        found = re.findall(r"^(VmRSS|VmHWM|RssAnon|RssFile):\s+(\d+) kB", status, re.M)
+        return {k: int(v) / 1024 for k, v in found}
+
+    def memory(self) -> str:
+        """The server process's resident memory now and at its peak, in MB."""
+        kb = self.rss()
         if "VmRSS" not in kb or "VmHWM" not in kb:  # not Linux's /proc layout
             return "server RSS: unknown"
-        now, peak = int(kb["VmRSS"]) / 1024, int(kb["VmHWM"]) / 1024
-        return f"server RSS {now:.0f} MB (peak {peak:.0f} MB)"
+        split = f"; anon {kb['RssAnon']:.0f}, file {kb['RssFile']:.0f}" if "RssAnon" in kb else ""
+        return f"server RSS {kb['VmRSS']:.0f} MB (peak {kb['VmHWM']:.0f} MB{split})"
 
     async def stop(self) -> None:
         await self.client.shutdown_async(None)
@@ -135,7 +147,7 @@ class Bench:
             self.client.text_document_did_open(
                 types.DidOpenTextDocumentParams(
                     text_document=types.TextDocumentItem(
-                        uri=f.as_uri(), language_id="python", version=1, text=f.read_text()
+                        uri=f.as_uri(), language_id=self.language, version=1, text=f.read_text()
                     )
                 )
             )
@@ -238,12 +250,84 @@ def hover_targets(files: list[Path], n: int, rng: random.Random) -> list[tuple[P
     for f in files:
         for lineno, line in enumerate(f.read_text().split("\n")):
             stripped = line.lstrip()
-            if stripped.startswith(("#", '"""', "'")):
+            if stripped.startswith(("#", '"""', "'", "//", "*", "/*")):
                 continue
             for m in IDENT.finditer(line):
                 out.append((f, lineno, m.start() + 1))
     rng.shuffle(out)
     return out[:n]
+
+
+async def replay(
+    bench: Bench, pool: list[Path], seconds: float, rng: random.Random, ping_file: Path
+) -> None:
+    """Navigation as a person does it, for `seconds`: open a file (didOpen, codeLens), hover
+    identifiers in it, resolve a lens, close it, go to the next — over more files than the
+    parse caches hold, so they evict all along. Before each hover, a null hover (line 0,
+    column 0 of `ping_file`, a file no resolver parses: no lookup, no parse): one slower than
+    PAUSE_MS is the server stalling (a collection, a held GIL, the machine)."""
+    order = list(pool)
+    rng.shuffle(order)
+    ping: list[float] = []
+    hover: list[float] = []
+    lens: list[float] = []
+    rss: list[float] = []
+    opened = 0
+    t0 = time.perf_counter()
+    next_sample = t0
+    while time.perf_counter() - t0 < seconds:
+        f = order[opened % len(order)]
+        opened += 1
+        uri = f.as_uri()
+        doc = types.TextDocumentIdentifier(uri=uri)
+        bench.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id=bench.language, version=1, text=f.read_text()
+                )
+            )
+        )
+        lp = types.CodeLensParams(text_document=doc)
+        ms, lenses = await bench.timed(lambda lp=lp: bench.client.text_document_code_lens_async(lp))
+        lens.append(ms)
+        if lenses:
+            one = lenses[rng.randrange(len(lenses))]
+            ms, _ = await bench.timed(lambda one=one: bench.client.code_lens_resolve_async(one))
+            lens.append(ms)
+        for path, line, col in hover_targets([f], 8, rng):
+            blank = types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=ping_file.as_uri()),
+                position=types.Position(0, 0),
+            )
+            ms, _ = await bench.timed(lambda b=blank: bench.client.text_document_hover_async(b))
+            ping.append(ms)
+            hp = types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+                position=types.Position(line=line, character=col),
+            )
+            ms, _ = await bench.timed(lambda hp=hp: bench.client.text_document_hover_async(hp))
+            hover.append(ms)
+        bench.client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc))
+        if time.perf_counter() >= next_sample:
+            rss.append(bench.rss().get("VmRSS", float("nan")))
+            next_sample += 30.0
+    span = time.perf_counter() - t0
+    pauses = [ms for ms in ping if ms > PAUSE_MS]
+    print(
+        f"replay: {span:.0f} s, {opened} files opened ({len(set(order[:opened]))} distinct), "
+        f"{len(hover)} hovers, {len(lens)} lens requests"
+    )
+    print(
+        f"replay: null hover p50/p95/max {pct(ping, 0.5):.1f}/{pct(ping, 0.95):.1f}/"
+        f"{max(ping, default=float('nan')):.1f} ms; {len(pauses)} pauses > {PAUSE_MS:.0f} ms"
+        f" (longest {max(pauses, default=0.0):.0f} ms); hover p50/p95/max {pct(hover, 0.5):.1f}/"
+        f"{pct(hover, 0.95):.1f}/{max(hover, default=float('nan')):.1f} ms; lens p95 "
+        f"{pct(lens, 0.95):.1f} ms"
+    )
+    print(
+        "replay: server RSS every 30 s (MB): " + " ".join(f"{r:.0f}" for r in rss)
+        + f"; at the end {bench.memory()}"
+    )  # fmt: skip
 
 
 async def embedded(bench: Bench) -> int:
@@ -270,22 +354,40 @@ async def main() -> int:
     )  # fmt: skip
     ap.add_argument("--samples", type=int, default=150, help="request rounds per phase")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument(
+        "--storage-from", type=Path,
+        help="start from a copy of this prepared storage (an index built, embeddings done by "
+        "`code-compass index --storage DIR`), embeddings on: what a user's server opens",
+    )  # fmt: skip
+    ap.add_argument(
+        "--replay", type=float, default=0.0, metavar="SECONDS",
+        help="after the idle phase, a navigation replay this long over many files (pauses, "
+        "memory over time)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--no-index-phase", action="store_true",
+        help="skip the phase where a second copy of the corpus is indexed",
+    )  # fmt: skip
     args = ap.parse_args()
 
-    source, package = CORPORA[args.corpus]
+    source, package, suffix, language = CORPORA[args.corpus]
     root = source()
     rng = random.Random(args.seed)
-    py = sorted((root / package).rglob("*.py"))
+    py = sorted(f for f in (root / package).rglob(f"*{suffix}") if "node_modules" not in f.parts)
     sized = [f for f in py if 2_000 < f.stat().st_size < 60_000]
     files = rng.sample(sized, min(25, len(sized)))
     targets = hover_targets(files, 600, rng)
     print(
-        f"{args.corpus} at {root}: {len(py)} Python files under {package}/; "
+        f"{args.corpus} at {root}: {len(py)} {suffix} files under {package}/; "
         f"{len(targets)} hover positions in {len(files)} files"
     )
 
     with tempfile.TemporaryDirectory(prefix="bench-lsp-") as tmp:
-        bench = Bench(root, Path(tmp) / "storage", False, args.corpus)
+        storage = Path(tmp) / "storage"
+        if args.storage_from is not None:
+            shutil.copytree(args.storage_from, storage)
+        embed_now = args.storage_from is not None
+        bench = Bench(root, storage, embed_now, args.corpus, language)
         t0 = time.perf_counter()
         await bench.start()
         print(f"initialize: {(time.perf_counter() - t0) * 1000:.0f} ms")
@@ -295,15 +397,26 @@ async def main() -> int:
             return bool((await bench.status())["indexing"])
 
         await asyncio.sleep(0.5)
-        while await indexing():
+        while await indexing() or (embed_now and await busy(bench)):
             await asyncio.sleep(0.5)
         st = (await bench.status())["projects"][0]
         print(
             f"full index of {args.corpus}: {time.perf_counter() - t0:.1f} s ({st['files']} files, "
-            f"{st['chunks']} chunks, {st.get('symbols', '?')} symbols)"
+            f"{st['chunks']} chunks, {st.get('embedded', 0)} embedded, "
+            f"{st.get('symbols', '?')} symbols)"
         )
+        print(f"before the session: {bench.memory()}")
         await bench.measure("idle", targets, files, args.samples)
         print(f"after idle phase: {bench.memory()}")
+        if args.replay > 0:
+            names = ("LICENSE", "LICENSE.md", "README.md")  # no resolver parses them
+            ping = next(root / n for n in names if (root / n).exists())
+            await replay(bench, sized, args.replay, rng, ping)
+        if args.no_index_phase:
+            await bench.stop()
+            print()
+            print(bench.table())
+            return 0
 
         # A second, unindexed copy of the corpus as another workspace folder: its full index
         # runs while the requests keep going to the first (populated) project. With --embed,

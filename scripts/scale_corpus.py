@@ -4,9 +4,11 @@
 
 Copy k of Django's sdist tree (scripts/benchdata.py, PyPI) lands in DEST/django-x<N>/svc<k>/,
 with every `django` in file contents and paths renamed `django<k>`: each copy is its own
-package (imports, symbols and paths differ), so no chunk text repeats across copies and the
-embedding cache cannot shortcut the work. One copy is 6,890 files of which 4,156 are indexed
-(52.5k chunks); 24 copies make ~165k files, ~100k indexed, ~1.26M chunks, 1.7 GB.
+package (imports and paths differ). Chunk texts that never say `django` (89 % of Django's Python
+chunks, measured by bench_vector_scale.py) are identical in every copy, so the embedding cache
+embeds them once: an embedding run over this corpus measures a monorepo with 24-fold repeats.
+One copy is 6,890 files of which 4,156 are indexed (52.5k chunks); 24 copies make ~165k
+files, ~100k indexed, ~1.26M chunks, 1.7 GB.
 Idempotent: an existing DEST/django-x<N>/ with its marker is left alone. Prints its path.
 """
 

@@ -135,6 +135,11 @@ LENS_SCAN_CHUNKS = 400  # passages read per kind to count a lens; beyond it the 
 # trees of the files that hold them) with what is left of this; the rest are resolved in the
 # background for the next request (codeLens/refresh).
 LENS_RESOLVE_BUDGET_S = 0.05
+# Parse caches of the resolvers, bounded by the source bytes parsed (issue #31: memory). A
+# Python parse (ast, scopes, occurrences) costs ~50x its source on the heap, a tree-sitter
+# parse ~10x: about 200 MB and 40 MB at most.
+PYTHON_PARSE_CACHE_BYTES = 4_000_000
+TREE_PARSE_CACHE_BYTES = 4_000_000
 RESOLVE_BUDGET_S = 0.005  # jedi on a hover, after the parse-tree fast path; then it finishes aside
 LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms
 # Request lanes (lsp/lanes.py): hovers and lenses never queue behind searches and asks.

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from code_compass_server.embed import vector_reader
+from code_compass_server.embed import vectors
 from code_compass_server.embed.vector_reader import VectorReader
 from code_compass_server.embed.vectors import VectorItem, VectorStore
 from tests.conftest import write_tree
@@ -40,7 +40,7 @@ def _store(directory: Path, n: int, seed: int = 7) -> VectorStore:
 def test_the_reader_answers_as_the_writers_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(vector_reader, "BLOCK_ROWS", 64)  # several blocks, pages dropped between
+    monkeypatch.setattr(vectors, "BLOCK_ROWS", 64)  # several blocks, pages dropped between
     store = _store(tmp_path / "vec", 500)
     reader = VectorReader(tmp_path / "vec", MODEL, DIMS)
     assert reader.count() == store.row_count()

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from code_compass_server.embed.model import Embedder
-from code_compass_server.embed.split import Piece, split_for_embedding
+from code_compass_server.embed.split import (
+    Piece,
+    model_pieces,
+    model_texts,
+    split_for_embedding,
+)
 
 
 def _code(n: int) -> str:
@@ -48,3 +53,24 @@ def test_overlong_single_line_stands_alone(embedder: Embedder) -> None:
 def test_piece_cap(embedder: Embedder) -> None:
     text = "\n".join("word " * 300 for _ in range(12))
     assert len(split_for_embedding(text, 1, embedder, max_pieces=8)) == 8
+
+
+def test_pieces_tokenized_once_are_what_the_model_would_tokenize(embedder: Embedder) -> None:
+    """The ids taken from the counting pass equal the model's own encoding of each text:
+    accents, CJK, glued punctuation, a blank-edged chunk with a header and context, a line
+    longer than the window (truncated the same way), and text with no header at all."""
+    long_line = "value = [" + ", ".join(f"item_{i}" for i in range(400)) + "]"
+    cases = [
+        (_code(45), "Engine.compute_all", "python", "class Engine:"),
+        ("\n\n  déjà_vu = naïve('Ünïcode')  # 東京 コード\n  x=a+b;y=c//d\n\n", "f", "python", ""),
+        (f"def huge():\n    {long_line}\n    return value\n", "huge", "python", ""),
+        ("Some prose, with *markup* and `code`.\nSecond line.", "", "markdown", ""),
+        ("export function addDays(date, amount) {\n  return date + amount;\n}\n", "addDays",
+         "javascript", "/** Add the specified number of days. */"),
+    ]  # fmt: skip
+    for text, symbol, language, context in cases:
+        texts = model_texts(text, 10, symbol, language, embedder, context)
+        pieces = model_pieces(text, 10, symbol, language, embedder, context)
+        assert texts and [p.text for p in pieces] == texts
+        assert [p.ids for p in pieces] == embedder.encode(texts), text[:40]
+    assert len(model_pieces(_code(45), 1, "f", "python", embedder)) > 3

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from code_compass_server.embed import vectors
 from code_compass_server.embed.vectors import VectorItem, VectorStore
 
 DIMS = 8
@@ -174,3 +175,29 @@ def test_search_while_adding(tmp_path: Path) -> None:
         t.join()
     assert not errors, errors[0]
     assert s.count() == 1 + 200 * 20 - 19 * 20
+
+
+def test_a_reopened_store_is_mapped_and_still_takes_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reopened, the committed matrix is the file's mapping (searched in blocks, nothing
+    copied to the heap); the first add moves it into memory, and every answer stays the same."""
+    monkeypatch.setattr(vectors, "BLOCK_ROWS", 16)  # several blocks, pages dropped between
+    rng = np.random.default_rng(3)
+    first = VectorStore(tmp_path / "vec", MODEL, dims=DIMS)
+    rows = rng.standard_normal((100, DIMS)).astype(np.float32)  # fewer than the first capacity
+    first.add(item(f"c{i}", rows[i], path=f"src/{i % 7}.py") for i in range(100))
+    first.save()
+    again = VectorStore(tmp_path / "vec", MODEL, dims=DIMS)
+    snap = again._snapshot
+    assert snap.mapped is not None and not snap.mat.flags.writeable  # the file, not a copy
+    for q in rng.standard_normal((5, DIMS)).astype(np.float32):
+        assert again.search(q, 10) == first.search(q, 10)
+        assert again.search(q, 5, path_prefix="src/3") == first.search(q, 5, path_prefix="src/3")
+    extra = unit(0, 0, 0, 0, 0, 0, 0, 1)
+    again.add([item("new", extra)])  # past the mapping's end: moved into memory
+    assert again._snapshot.mapped is None and ids(again.search(extra, 1)) == ["new"]
+    assert again.delete_chunk_ids(["c1"]) == 1
+    again.save()
+    third = VectorStore(tmp_path / "vec", MODEL, dims=DIMS)
+    assert third.count() == 100 and not third.has("c1") and third.has("new")

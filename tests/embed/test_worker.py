@@ -127,3 +127,25 @@ def test_the_model_reads_each_piece_after_its_symbol_as_words(
     assert all(t.startswith("shopping cart total price\n") for t in method_texts)
     assert all(sum(embedder.line_token_counts(t)) <= 254 for t in method_texts)  # header counted
     assert "# Cart\nHow totals work." in counting.texts  # documents: no header
+
+
+def test_pieces_tokenized_once_give_the_vectors_of_their_texts(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    """The real model takes the ids prepared (on the helper thread) from the counting pass:
+    the vectors stored equal the model's vectors of the same texts."""
+    store = VectorStore(tmp_path / "v", embedder.model_id)
+    worker = EmbeddingWorker(lambda n: [], embedder, store, None, low_priority=False)
+    items = [
+        PendingChunk(f"k{i}", "proj", "m.py", "python", text, 1, f"Thing.m{i}", "class Thing:")
+        for i, text in enumerate(
+            ["def a(x):\n    return x * 2\n", "\n".join(f"v{j} = w{j}" for j in range(300))]
+        )
+    ]
+    assert worker.process(items) == 2
+    for it in items:
+        texts = worker.texts_for(it)
+        expected = embedder.embed(texts)
+        best = store.search(expected[-1], 1)
+        assert best and best[0][0] == it.chunk_id and best[0][1] > 0.9999
+    worker.stop()

@@ -1,4 +1,5 @@
-"""Cached parses are kept out of the collector's walks, and evicted ones are still reclaimed."""
+"""Cached parses are kept out of the collector's walks, and evicted ones are still freed:
+at once when nothing holds them (no full collection), else by a reclaim."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from code_compass_server.symbols import resolve_python
+from code_compass_server.symbols import resolve_python, stamped_cache
+from code_compass_server.symbols.evicted import free_if_unreachable
 from code_compass_server.symbols.resolve import SymbolResolver
-from code_compass_server.symbols.resolve_python import ModuleInfo
+from code_compass_server.symbols.resolve_python import ModuleInfo, parse_module
+from code_compass_server.symbols.stamped_cache import StampedCache, release_retired
 
 FILES = 40
 CACHED = 4  # far fewer than FILES: the cache evicts
@@ -76,19 +79,67 @@ def _evicted_are_collected(root: Path) -> None:
     assert len(alive) <= CACHED, sorted(o.rel for o in alive)
 
 
-def test_cached_parses_leave_the_collectors_walk_and_idle_reclaims_the_evicted(
+def test_cached_parses_leave_the_collectors_walk_and_evicted_ones_are_freed_without_it(
     workspace: Path, resolver: SymbolResolver
 ) -> None:
-    resolver.pacer.idle_s = 0.3
+    resolver.pacer.idle_s = 3600.0  # never idle: no reclaim may run
     _resolve_everywhere(resolver, workspace)
     assert _ours(workspace) == []  # frozen: a full collection does not walk them
-    _wait_for_reclaim(resolver, keep_busy=False)
+    deadline = time.monotonic() + 10
+    while resolver.pacer.released < FILES - CACHED and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert resolver.pacer.released >= FILES - CACHED
+    assert resolver.pacer.reclaims == 0
     _evicted_are_collected(workspace)
 
 
+def test_an_evicted_parse_still_held_waits_and_is_freed_once_dropped(tmp_path: Path) -> None:
+    release_retired()  # what earlier tests left
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(_module(1))
+    cache: StampedCache[ModuleInfo] = StampedCache(tmp_path, 1, cyclic=True)
+
+    def parse(source: str) -> ModuleInfo | None:
+        return parse_module("a.py", source, ())
+
+    held = cache.get("a.py", None, parse)
+    assert held is not None
+    scope = held.module
+    del held
+    cache.get("b.py", None, parse)  # evicts a.py, whose module scope is still held here
+    assert release_retired() == (0, 1)
+    assert scope.bindings  # untouched while held
+    del scope
+    assert release_retired() == (1, 0)
+
+
+def test_a_parse_is_freed_only_when_nothing_outside_reaches_it() -> None:
+    source = (Path(resolve_python.__file__)).read_text()  # a large module: thousands of objects
+    info = parse_module("freed_probe.py", source, ())
+    assert info is not None
+    binding = next(iter(info.module.bindings.values()))[0]
+    assert not free_if_unreachable(info)  # a binding of it is held
+    assert binding.scope is info.module
+    del binding
+    was = gc.isenabled()
+    gc.disable()  # nothing may be left for the collector: reference counting frees it all
+    try:
+        assert free_if_unreachable(info)
+        del info
+        left = [
+            o for o in gc.get_objects()
+            if isinstance(o, ModuleInfo) and o.rel == "freed_probe.py"
+        ]  # fmt: skip
+        assert left == []
+    finally:
+        if was:
+            gc.enable()
+
+
 def test_evictions_force_a_reclaim_when_requests_never_pause(
-    workspace: Path, resolver: SymbolResolver
+    workspace: Path, resolver: SymbolResolver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(stamped_cache, "RETIRED_MAX", 0)  # evictions left to the collector
     resolver.pacer.idle_s = 3600.0
     resolver.pacer.max_evicted = FILES - CACHED  # due once every evicted parse is garbage
     _resolve_everywhere(resolver, workspace)
@@ -97,8 +148,9 @@ def test_evictions_force_a_reclaim_when_requests_never_pause(
 
 
 def test_no_reclaim_while_a_request_resolves_and_gc_comes_back_on(
-    workspace: Path, resolver: SymbolResolver
+    workspace: Path, resolver: SymbolResolver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(stamped_cache, "RETIRED_MAX", 0)  # evictions left to the collector
     resolver.pacer.idle_s = 3600.0
     resolver.pacer.max_evicted = 10**6
     _resolve_everywhere(resolver, workspace)  # 36 evictions, no reclaim yet

@@ -68,6 +68,13 @@ def length_buckets(
     return batches
 
 
+def _token_id(tokenizer: Tokenizer, token: str) -> int:
+    found = tokenizer.token_to_id(token)
+    if found is None:
+        raise ValueError(f"the tokenizer has no {token} token")
+    return int(found)
+
+
 class Embedder:
     """Sentence vectors from all-MiniLM-L6-v2 (int8). Thread-safe: runs may overlap."""
 
@@ -91,6 +98,7 @@ class Embedder:
         self._tok.no_padding()  # the shipped tokenizer.json pads to 128: we pad per batch instead
         self._tok.enable_truncation(EMBED_MAX_TOKENS)
         self._tokenizer_path = tokenizer_path
+        self._cls, self._sep = (_token_id(self._tok, t) for t in ("[CLS]", "[SEP]"))
         self._counter_tok: Tokenizer | None = None  # made at first use: a query never counts
         self._counter_lock = threading.Lock()
 
@@ -146,6 +154,26 @@ class Embedder:
         )
         line_of = np.searchsorted(starts, token_starts, side="right") - 1
         return np.bincount(line_of, minlength=len(lines)).tolist()
+
+    def line_token_ids(self, text: str) -> list[list[int]]:
+        """Content token ids (no special tokens) on each line of `text` (split on '\\n')."""
+        lines = text.split("\n")
+        out: list[list[int]] = [[] for _ in lines]
+        enc = self._counter().encode(text, add_special_tokens=False)
+        if not enc.ids:
+            return out
+        starts = np.cumsum([0] + [len(line) + 1 for line in lines[:-1]])
+        token_starts = np.fromiter(
+            (o[0] for o in enc.offsets), dtype=np.int64, count=len(enc.offsets)
+        )
+        line_of = np.searchsorted(starts, token_starts, side="right") - 1
+        for token, line in zip(enc.ids, line_of.tolist(), strict=True):
+            out[line].append(token)
+        return out
+
+    def wrap(self, content: Sequence[int]) -> list[int]:
+        """[CLS] content [SEP], truncated at max_tokens as `encode` truncates."""
+        return [self._cls, *content[: self.max_tokens - 2], self._sep]
 
     # --- vectors --------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ Pieces partition the chunk's lines (no overlap), so each maps back to an exact l
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -26,6 +27,22 @@ class LineTokenCounter(Protocol):
     def line_token_counts(self, text: str) -> list[int]:
         """Content tokens on each '\\n'-separated line of text."""
         ...
+
+
+class LineTokenizer(Protocol):
+    def line_token_ids(self, text: str) -> list[list[int]]:
+        """Content token ids on each '\\n'-separated line of text."""
+        ...
+
+    def wrap(self, content: Sequence[int]) -> list[int]:
+        """The model's input for these content tokens ([CLS], [SEP], truncation)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPiece:
+    text: str  # what the model reads (the header, then the piece): the cache's key
+    ids: list[int]  # the same text's token ids as the model takes them
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,26 +64,40 @@ def split_for_embedding(
     A single line longer than the budget becomes its own piece and is truncated by the tokenizer.
     Blank-only text yields no piece. At most `max_pieces` pieces are returned (the first ones).
     """
+    lines = _lines(text)
+    counts = counter.line_token_counts("\n".join(lines))
+    return [
+        Piece(start_line + lo, start_line + hi - 1, "\n".join(lines[lo:hi]))
+        for lo, hi in _piece_ranges(lines, counts, max_tokens, max_pieces)
+    ]
+
+
+def _lines(text: str) -> list[str]:
     lines = text.split("\n")
     if text.endswith("\n"):  # a trailing newline does not start another line
         lines.pop()
-    counts = counter.line_token_counts("\n".join(lines))
+    return lines
+
+
+def _piece_ranges(
+    lines: list[str], counts: list[int], max_tokens: int, max_pieces: int
+) -> list[tuple[int, int]]:
+    """Line ranges [lo, hi) of the pieces: whole lines, at most `max_tokens` each with the
+    special tokens, blank edge lines trimmed, blank-only ranges dropped, `max_pieces` first."""
     budget = max_tokens - SPECIAL_TOKENS
-    pieces: list[Piece] = []
+    ranges: list[tuple[int, int]] = []
     first = 0
     used = 0
     for i, n in enumerate(counts):
         if used + n > budget and i > first:
-            _emit(pieces, lines, first, i, start_line, used)
+            _emit(ranges, lines, first, i, used)
             first, used = i, 0
         used += n
-    _emit(pieces, lines, first, len(lines), start_line, used)
-    return pieces[:max_pieces]
+    _emit(ranges, lines, first, len(lines), used)
+    return ranges[:max_pieces]
 
 
-def _emit(
-    pieces: list[Piece], lines: list[str], lo: int, hi: int, start_line: int, tokens: int
-) -> None:
+def _emit(ranges: list[tuple[int, int]], lines: list[str], lo: int, hi: int, tokens: int) -> None:
     if hi <= lo or tokens == 0:  # nothing the model could see (blank lines only)
         return
     # Trim blank edge lines so the piece's range points at content.
@@ -74,7 +105,7 @@ def _emit(
         lo += 1
     while not lines[hi - 1].strip():
         hi -= 1
-    pieces.append(Piece(start_line + lo, start_line + hi - 1, "\n".join(lines[lo:hi])))
+    ranges.append((lo, hi))
 
 
 def context_header(symbol: str, language: str, context: str = "") -> str:
@@ -112,3 +143,29 @@ def model_texts(
     budget = EMBED_MAX_TOKENS - sum(counter.line_token_counts(header))
     pieces = split_for_embedding(text, start_line, counter, budget)
     return [embedding_text(header, p.text) for p in pieces]
+
+
+def model_pieces(
+    text: str,
+    start_line: int,
+    symbol: str,
+    language: str,
+    tokenizer: LineTokenizer,
+    context: str = "",
+) -> list[ModelPiece]:
+    """`model_texts` with each text's token ids, from one tokenization of the chunk: BERT
+    splits words at whitespace, newlines included, so the ids of whole lines joined are the
+    lines' ids joined — the counting pass already has them, and the model's input needs no
+    second tokenization (issue #31: the pipeline's own work, next to inference)."""
+    header = context_header(symbol, language, context)
+    head_ids = [t for line in tokenizer.line_token_ids(header) for t in line] if header else []
+    lines = _lines(text)
+    line_ids = tokenizer.line_token_ids("\n".join(lines))
+    counts = [len(ids) for ids in line_ids]
+    out: list[ModelPiece] = []
+    budget = EMBED_MAX_TOKENS - len(head_ids)
+    for lo, hi in _piece_ranges(lines, counts, budget, EMBED_MAX_PIECES_PER_CHUNK):
+        ids = [*head_ids, *(t for line in line_ids[lo:hi] for t in line)]
+        piece = "\n".join(lines[lo:hi])
+        out.append(ModelPiece(embedding_text(header, piece), tokenizer.wrap(ids)))
+    return out

@@ -22,11 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from code_compass_server.embed.vectors import FORMAT, POINTER, best_chunks
+from code_compass_server.embed.vectors import FORMAT, POINTER, best_chunks, mapped_scores
 
 log = logging.getLogger(__name__)
 
-BLOCK_ROWS = 8192  # rows per block of the scan: 12 MB of fp32 at 384 dims
 _OPEN_ATTEMPTS = 3  # a writer may switch generations between the pointer and the files
 
 
@@ -114,20 +113,7 @@ class VectorReader:
 
     def _scores(self, q: np.ndarray) -> np.ndarray:
         """Cosine of every row, block by block; each block's pages are dropped after use."""
-        n = len(self._ids)
-        scores = np.empty(n, dtype=np.float32)
-        row_bytes = self.dims * 4
-        page = mmap.PAGESIZE
-        for start in range(0, n, BLOCK_ROWS):
-            end = min(n, start + BLOCK_ROWS)
-            np.matmul(self._mat[start:end], q, out=scores[start:end])
-            if self._mm is not None and hasattr(self._mm, "madvise"):
-                lo = self._offset + start * row_bytes
-                hi = self._offset + end * row_bytes
-                lo_page = lo - lo % page
-                with contextlib.suppress(OSError, ValueError):
-                    self._mm.madvise(mmap.MADV_DONTNEED, lo_page, hi - lo_page)
-        return scores
+        return mapped_scores(self._mat, q, self._mm, getattr(self, "_offset", 0))
 
     def _mask(
         self, project: str | None, prefix: str | None, language: str | None

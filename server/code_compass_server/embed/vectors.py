@@ -8,6 +8,12 @@ Concurrency: writers (add/delete) take a lock and publish an immutable `_Snapsho
 the current snapshot without locking. Appends go into spare capacity beyond the rows a snapshot
 can see, and the `alive` flags are copied on write, so a search never sees a half-applied change.
 
+Memory (issue #31): on POSIX the committed generation read at open is not copied into the
+heap but mapped from its file, and searched block by block with each block's pages dropped
+after use (vector_reader.mapped_scores), so a server holding a big project keeps almost none
+of its matrix resident; the first row added (the mapping is read-only, and exactly full)
+moves the matrix into memory with room to grow, as before.
+
 On disk (directory given by the caller, beside the catalog):
   store.json            {"format", "generation", "model_id", "dims", "rows"} — the commit point
   vectors.<gen>.npy     fp32 [rows, dims]
@@ -26,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import mmap
 import os
 import threading
 import zlib
@@ -45,6 +52,7 @@ POINTER = "store.json"
 _MIN_CAPACITY = 1024
 _MASK_CACHE = 16  # filter masks kept per snapshot
 _LOAD_TRIES = 3  # reads of a store whose writer switched generation meanwhile
+BLOCK_ROWS = 8192  # rows per block of a mapped matrix's scan: 12 MB of fp32 at 384 dims
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +70,7 @@ class _Snapshot:
 
     n: int
     mat: np.ndarray  # [n, dims] view
+    mapped: tuple[mmap.mmap, int] | None  # mat is a file's mapping: (mmap, offset of row 0)
     alive: np.ndarray  # [n] bool
     proj: np.ndarray  # [n] int32 codes
     lang: np.ndarray
@@ -103,6 +112,28 @@ class _Snapshot:
             self.masks.clear()
         self.masks[key] = mask
         return mask
+
+
+def mapped_scores(mat: np.ndarray, q: np.ndarray, mm: mmap.mmap | None, offset: int) -> np.ndarray:
+    """`mat @ q` for a matrix mapped from a file (`mm`, its rows from byte `offset`), block by
+    block, each block's pages dropped from this process after use (the page cache keeps them:
+    the next scan maps them again, many pages per fault), so the scan leaves no resident
+    matrix behind. Without a mapping, the plain product."""
+    n, dims = mat.shape
+    if mm is None or not hasattr(mm, "madvise"):
+        return np.asarray(mat @ q, dtype=np.float32)
+    scores = np.empty(n, dtype=np.float32)
+    row_bytes = dims * 4
+    page = mmap.PAGESIZE
+    for start in range(0, n, BLOCK_ROWS):
+        end = min(n, start + BLOCK_ROWS)
+        np.matmul(mat[start:end], q, out=scores[start:end])
+        lo = offset + start * row_bytes
+        hi = offset + end * row_bytes
+        lo_page = lo - lo % page
+        with contextlib.suppress(OSError, ValueError):
+            mm.madvise(mmap.MADV_DONTNEED, lo_page, hi - lo_page)
+    return scores
 
 
 def best_chunks(
@@ -265,7 +296,10 @@ class VectorStore:
             return []
         q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
-        scores = snap.mat @ q
+        if snap.mapped is not None:
+            scores = mapped_scores(snap.mat, q, *snap.mapped)
+        else:
+            scores = snap.mat @ q
         scores[~mask] = -np.inf
         return best_chunks(scores, snap.chunk_ids, valid, k)
 
@@ -330,6 +364,7 @@ class VectorStore:
     def _reset(self, capacity: int) -> None:
         self._n = 0
         self._mat = np.zeros((capacity, self.dims), dtype=np.float32)
+        self._mapped: tuple[mmap.mmap, int] | None = None
         self._alive = np.zeros(capacity, dtype=bool)
         self._proj = np.zeros(capacity, dtype=np.int32)
         self._lang = np.zeros(capacity, dtype=np.int32)
@@ -349,6 +384,7 @@ class VectorStore:
         self._snapshot = _Snapshot(
             n=n,
             mat=self._mat[:n],
+            mapped=self._mapped,
             alive=self._alive[:n],
             proj=self._proj[:n],
             lang=self._lang[:n],
@@ -361,12 +397,14 @@ class VectorStore:
         )
 
     def _ensure_capacity(self, needed: int) -> None:
-        cap = len(self._alive)
+        cap = min(len(self._alive), len(self._mat))  # a mapped matrix is exactly full
         if needed <= cap:
             return
         new_cap = max(needed, cap * 2)
-        # Fresh arrays: published snapshots keep the old ones, untouched.
+        # Fresh arrays: published snapshots keep the old ones, untouched (a mapped matrix
+        # moves into memory here: its mapping stays with the snapshots that read it).
         self._mat = _grow(self._mat, new_cap, self._n)
+        self._mapped = None
         self._alive = _grow(self._alive, new_cap, self._n)
         self._proj = _grow(self._proj, new_cap, self._n)
         self._lang = _grow(self._lang, new_cap, self._n)
@@ -424,11 +462,16 @@ class VectorStore:
         projects: list[str],
         paths: list[str],
         languages: list[str],
+        mapped: tuple[mmap.mmap, int] | None = None,
     ) -> None:
-        """Bulk-load rows into an empty store (open and compaction)."""
+        """Bulk-load rows into an empty store (open and compaction); `mapped`: `mat` is that
+        file mapping's, kept as the matrix rather than copied."""
         n = len(ids)
         self._ensure_capacity(n)
-        self._mat[:n] = mat
+        if mapped is not None:
+            self._mat, self._mapped = mat, mapped
+        else:
+            self._mat[:n] = mat
         self._alive[:n] = True
         for row, (cid, proj, path, lang) in enumerate(
             zip(ids, projects, paths, languages, strict=True)
@@ -477,7 +520,7 @@ class VectorStore:
             "dims": self.dims,
             "rows": len(keep),
             # Damage inside the data (not only a truncation) is found on open.
-            "crc": [zlib.crc32(mat.tobytes()), zlib.crc32(rows_bytes)],
+            "crc": [zlib.crc32(mat.data), zlib.crc32(rows_bytes)],
         }
         with _atomic_file(self.directory / POINTER) as fh:
             fh.write(json.dumps(pointer).encode("utf-8"))
@@ -522,7 +565,10 @@ class VectorStore:
             self._dirty = True  # the next save replaces the old generation
             return
         generation = int(pointer["generation"])
-        mat = np.load(self.directory / f"vectors.{generation}.npy", allow_pickle=False)
+        vec_path = self.directory / f"vectors.{generation}.npy"
+        # Mapped where a mapped file can still be replaced and removed (POSIX): see above.
+        map_it = os.name == "posix" and int(pointer.get("rows", 0)) > 0
+        mat = np.load(vec_path, allow_pickle=False, mmap_mode="r" if map_it else None)
         rows_bytes = (self.directory / f"rows.{generation}.json").read_bytes()
         rows = json.loads(rows_bytes.decode("utf-8"))
         ids: list[str] = rows["chunk_ids"]
@@ -530,16 +576,26 @@ class VectorStore:
             raise ValueError(f"shape {mat.shape} does not match {len(ids)} rows")
         crc = pointer.get("crc")
         if crc is not None and crc != [
-            zlib.crc32(np.ascontiguousarray(mat).tobytes()),
+            zlib.crc32(np.ascontiguousarray(mat).data),  # its buffer: no copy of the matrix
             zlib.crc32(rows_bytes),
         ]:
             raise ValueError("vector data does not match its checksum")
+        mm = getattr(mat, "_mmap", None)
+        # np.memmap maps from the allocation boundary below the data's file offset.
+        at = int(getattr(mat, "offset", 0)) % mmap.ALLOCATIONGRANULARITY
+        mapped = (mm, at) if mm is not None else None
+        if mapped is not None and (mat.dtype != np.float32 or not mat.flags.c_contiguous):
+            mapped = None
+        if mapped is not None and hasattr(mapped[0], "madvise"):
+            with contextlib.suppress(OSError, ValueError):  # the checksum read every page
+                mapped[0].madvise(mmap.MADV_DONTNEED)
         self._fill(
-            mat.astype(np.float32, copy=False),
+            mat if mapped is not None else mat.astype(np.float32, copy=False),
             ids,
             [rows["projects"][c] for c in rows["project"]],
             [rows["paths"][c] for c in rows["path"]],
             [rows["languages"][c] for c in rows["language"]],
+            mapped,
         )
         self._generation = generation
         if self._writable():

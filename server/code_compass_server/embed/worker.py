@@ -7,6 +7,11 @@ interactive queries win the CPU; with one intra-op thread (the default on two co
 Runtime computes in this thread, so the whole embedding work is deprioritised. After each
 round the worker lets the shared cache collect when due (size cap, age limit).
 
+The chunks of a round are split and tokenized on a helper thread, one chunk ahead of the
+inference (which lets go of the GIL): that work no longer waits for the model nor the model
+for it. With the real model, each piece is tokenized once, while it is counted
+(split.model_pieces), and its ids go to the session as they are.
+
 A round that fails (the store's folder gone, the cache locked, the model failing) is retried
 with back-off, and the error stays in `progress()` until a round succeeds; if the thread itself
 dies, `progress().running` says so and `start()` (every `wake` of the links) starts a new one.
@@ -21,14 +26,15 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from code_compass_server.constants import EMBED_WORKER_BATCH, EMBED_WORKER_FLUSH_S
 from code_compass_server.embed.cache import EmbeddingCache
-from code_compass_server.embed.split import model_texts
+from code_compass_server.embed.split import model_pieces, model_texts
 from code_compass_server.embed.vectors import VectorItem, VectorStore
 from code_compass_server.errors import resource_exhaustion
 from code_compass_server.records import text_hash
@@ -73,6 +79,32 @@ class PieceEmbedder(Protocol):
     def line_token_counts(self, text: str) -> list[int]: ...
 
 
+@runtime_checkable
+class TokenEmbedder(Protocol):
+    """An embedder that takes token ids (embed/model.py's): pieces are tokenized once."""
+
+    def line_token_ids(self, text: str) -> list[list[int]]: ...
+
+    def wrap(self, content: Sequence[int]) -> list[int]: ...
+
+    def embed_token_ids(self, ids: Sequence[Sequence[int]]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A chunk's pieces as the model reads them: texts, their hashes (the cache's keys) and,
+    with the real model, their token ids (None: `embed` tokenizes the texts)."""
+
+    texts: list[str]
+    hashes: list[str]
+    ids: list[list[int]] | None
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(AttributeError, OSError):  # Linux: per-thread niceness
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+
+
 class EmbeddingWorker:
     def __init__(
         self,
@@ -111,6 +143,9 @@ class EmbeddingWorker:
         self._wake_seq = 0  # bumped by wake(): idle is only declared if no wake came meanwhile
         self._failures = 0
         self._beat = time.monotonic()
+        self._tokens = embedder if isinstance(embedder, TokenEmbedder) else None
+        self._helper: ThreadPoolExecutor | None = None  # splits and tokenizes ahead
+        self._helper_lock = threading.Lock()
 
     # --- control --------------------------------------------------------------------------
 
@@ -130,6 +165,10 @@ class EmbeddingWorker:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+        with self._helper_lock:
+            helper, self._helper = self._helper, None
+        if helper is not None:
+            helper.shutdown(wait=False, cancel_futures=True)
         self._store.flush()
 
     def wake(self) -> None:
@@ -172,26 +211,37 @@ class EmbeddingWorker:
         if not todo:
             return 0
         started = time.monotonic()
-        texts = [self.texts_for(it) for it in todo]
-        hashes = [[text_hash(t) for t in ts] for ts in texts]
-        flat = [h for hs in hashes for h in hs]
-        vectors = self._cache.get_many(flat) if self._cache is not None else {}
-        missing: dict[str, str] = {}
-        for ts, hs in zip(texts, hashes, strict=True):
-            for t, h in zip(ts, hs, strict=True):
-                if h not in vectors:
-                    missing.setdefault(h, t)
-        keys = list(missing)
-        for i in range(0, len(keys), _EMBED_GROUP):
-            if self._stop.is_set():
-                return 0  # what was embedded is cached: nothing is lost
-            group = keys[i : i + _EMBED_GROUP]
-            vecs = self._embedder.embed([missing[h] for h in group])
-            self._beat = time.monotonic()
-            fresh = list(zip(group, vecs, strict=True))
-            if self._cache is not None:
+        ahead = [self._ahead().submit(self._prepare, it) for it in todo]
+        vectors: dict[str, np.ndarray] = {}
+        fresh: list[tuple[str, np.ndarray]] = []
+        hashes: list[list[str]] = []
+        try:
+            for future in ahead:
+                prep = future.result()
+                hashes.append(prep.hashes)
+                if self._cache is not None:
+                    vectors.update(self._cache.get_many(prep.hashes))
+                missing = [
+                    i for i, h in enumerate(prep.hashes)
+                    if h not in vectors and h not in prep.hashes[:i]
+                ]  # fmt: skip
+                for g in range(0, len(missing), _EMBED_GROUP):
+                    if self._stop.is_set():
+                        return 0  # what was embedded is cached (below): nothing is lost
+                    group = missing[g : g + _EMBED_GROUP]
+                    if prep.ids is not None and self._tokens is not None:
+                        vecs = self._tokens.embed_token_ids([prep.ids[i] for i in group])
+                    else:
+                        vecs = self._embedder.embed([prep.texts[i] for i in group])
+                    self._beat = time.monotonic()
+                    done = [(prep.hashes[i], v) for i, v in zip(group, vecs, strict=True)]
+                    fresh.extend(done)
+                    vectors.update(done)
+        finally:
+            for future in ahead:
+                future.cancel()
+            if self._cache is not None and fresh:
                 self._cache.put_many(fresh)
-            vectors.update(fresh)
 
         rows: list[VectorItem] = []
         completed: list[str] = []
@@ -207,6 +257,28 @@ class EmbeddingWorker:
             self._on_done(completed)
         self._record(len(completed), time.monotonic() - started)
         return len(completed)
+
+    def _ahead(self) -> ThreadPoolExecutor:
+        """The helper thread that prepares chunks ahead of the inference."""
+        with self._helper_lock:
+            if self._helper is None:
+                self._helper = ThreadPoolExecutor(
+                    1,
+                    thread_name_prefix="code-compass-embed-prep",
+                    initializer=_lower_priority if self._low_priority else None,
+                )
+            return self._helper
+
+    def _prepare(self, item: PendingChunk) -> _Prepared:
+        if self._tokens is not None:
+            pieces = model_pieces(
+                item.text, item.start_line, item.symbol, item.language, self._tokens,
+                item.context,
+            )  # fmt: skip
+            texts = [p.text for p in pieces]
+            return _Prepared(texts, [text_hash(t) for t in texts], [p.ids for p in pieces])
+        texts = self.texts_for(item)
+        return _Prepared(texts, [text_hash(t) for t in texts], None)
 
     def texts_for(self, item: PendingChunk) -> list[str]:
         return model_texts(
@@ -224,8 +296,7 @@ class EmbeddingWorker:
 
     def _run(self) -> None:
         if self._low_priority:
-            with contextlib.suppress(AttributeError, OSError):  # Linux: per-thread niceness
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+            _lower_priority()
         try:
             self._loop()
         except BaseException as exc:  # the thread ends: progress() says so, start() restarts

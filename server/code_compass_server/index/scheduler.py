@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar, cast
 
 from code_compass_server.index.buffers import EditorBuffers
+from code_compass_server.index.heap import trim_heap
 from code_compass_server.index.indexer import ProjectIndexer
 from code_compass_server.index.job_records import (
     BufferUpdate,
@@ -403,6 +404,7 @@ class IndexScheduler:
         done = summary.scanned
         ready = IndexProgress(job.project, "ready", done, done, summary.chunks, summary.embedded)
         self._emit(job, "progress", ready)
+        trim_heap()  # what the pass freed goes back to the system (index/heap.py)
 
     def _run_paths(self, job: PathUpdate, indexer: ProjectIndexer, restage: frozenset[str]) -> None:
         indexer.settings = self._scan_for(indexer.project.root)

@@ -7,8 +7,12 @@ once a cache has built a parse is frozen (`gc.freeze`, a cheap list splice): aut
 collections skip it from then on and cost only what was allocated since.
 
 Frozen objects are still freed by reference counting, but an evicted parse is cyclic (scopes
-point to their parents, bindings to their module), so it waits for a reclaim: unfreeze,
-collect, freeze again. That runs once no request has resolved and no parse was cached for
+point to their parents, bindings to their module). Each tick while no request resolves, the
+evicted parses nothing holds any more are freed by a check of their own objects
+(`stamped_cache.release_retired`, symbols/evicted.py: milliseconds, not a walk of the heap),
+and the heap's free pages go back to the system (`malloc_trim`, at most every
+`_TRIM_EVERY_S`). What that cannot free waits for a reclaim: unfreeze, collect, freeze
+again. That runs once no request has resolved and no parse was cached for
 `idle_s` (at most every `_IDLE_EVERY_S`: it walks the whole heap); and, so memory
 stays bounded when requests never pause, between two requests once the caches have evicted
 `max_evicted` parses since the last reclaim (a cache's worth), or the frozen heap has grown
@@ -24,7 +28,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from code_compass_server.symbols.stamped_cache import churn
+from code_compass_server.index.heap import trim_heap
+from code_compass_server.symbols.stamped_cache import churn, release_retired
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +38,7 @@ GROWTH = 4.0  # the frozen heap this many times its size after the last reclaim 
 _TICK_S = 0.25  # how often the idle check runs
 _SIZE_EVERY_S = 10.0  # how often the frozen heap is counted (a walk of the whole list)
 _IDLE_EVERY_S = 30.0  # idle reclaims at most this often (a request may come meanwhile)
+_TRIM_EVERY_S = 10.0  # free heap pages are given back to the system at most this often
 
 
 class CollectionPacer:
@@ -58,6 +64,9 @@ class CollectionPacer:
         self._dirty = False  # frozen since the last reclaim: garbage may be held
         self._after_reclaim = 0  # frozen objects after the last reclaim (0: none yet)
         self._sized_at = 0.0
+        self.released = 0  # evicted parses freed without a collection (tests, logs)
+        self._freed_since_trim = 0
+        self._trimmed_at = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -98,6 +107,7 @@ class CollectionPacer:
             self._dirty = False
             self._reclaimed_at = time.monotonic()
             self.reclaims += 1
+            self._freed_since_trim += found
         log.debug(
             "gc reclaim %d (%s): %d unreachable, %d kept frozen, %.0f ms",
             self.reclaims, why, found, self._after_reclaim, (time.perf_counter() - t0) * 1000,
@@ -116,7 +126,11 @@ class CollectionPacer:
         if not self._dirty or self._busy():
             return ""
         now = time.monotonic()
-        if now - self._last_activity >= self.idle_s and now - self._reclaimed_at >= _IDLE_EVERY_S:
+        # Idle: only when evictions were left to the collector (retired parses are freed
+        # without it) or at the first idle moment (what the heap held before).
+        left = churn()[1] > self._evicted or self.reclaims == 0
+        idle = now - self._last_activity >= self.idle_s
+        if left and idle and now - self._reclaimed_at >= _IDLE_EVERY_S:
             return "idle"
         if churn()[1] - self._evicted >= self.max_evicted:
             return "evictions"
@@ -128,9 +142,27 @@ class CollectionPacer:
             return ""
         return "growth" if gc.get_freeze_count() > self.growth * self._after_reclaim else ""
 
+    def release(self) -> int:
+        """Free the evicted parses nothing holds (never while a request resolves); then, when
+        something was freed a while ago, give the heap's free pages back. How many were freed."""
+        if self._busy():
+            return 0
+        freed, waiting = release_retired()
+        self.released += freed
+        if freed:
+            log.debug("%d evicted parses freed (%d in all), %d held", freed, self.released, waiting)
+        self._freed_since_trim += freed
+        now = time.monotonic()
+        if self._freed_since_trim and now - self._trimmed_at >= _TRIM_EVERY_S:
+            self._trimmed_at = now
+            self._freed_since_trim = 0
+            trim_heap()
+        return freed
+
     def _run(self) -> None:
         while not self._stop.wait(_TICK_S):
             try:
+                self.release()
                 why = self._due()
                 if why:
                     self.reclaim(why)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from code_compass_server.constants import PYTHON_PARSE_CACHE_BYTES
 from code_compass_server.symbols.resolve_model import (
     MAX_FOLLOW,
     Resolution,
@@ -522,7 +523,9 @@ class PythonScopes:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.roots = tuple(r for r in ("src", "lib") if (root / r).is_dir())
-        self._files: StampedCache[ModuleInfo] = StampedCache(root, MODULE_CACHE_FILES)
+        self._files: StampedCache[ModuleInfo] = StampedCache(
+            root, MODULE_CACHE_FILES, PYTHON_PARSE_CACHE_BYTES, cyclic=True
+        )
 
     # -- files ----------------------------------------------------------------------
     def module(self, rel: str, text: str | None = None) -> ModuleInfo | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tree_sitter import Node, Tree
 
+from code_compass_server.constants import TREE_PARSE_CACHE_BYTES
 from code_compass_server.index.chunk.treesitter import parser_for
 from code_compass_server.index.languages import language_for
 from code_compass_server.symbols.stamped_cache import StampedCache
@@ -94,7 +95,9 @@ class TreeFiles:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._files: StampedCache[Parsed] = StampedCache(root, TREE_CACHE_FILES)
+        self._files: StampedCache[Parsed] = StampedCache(
+            root, TREE_CACHE_FILES, TREE_PARSE_CACHE_BYTES
+        )
 
     def parse(self, rel: str, language: str, text: str | None) -> Parsed | None:
         """The parsed file: `text` (an open buffer) or, when None, what is on disk."""
