@@ -26,30 +26,14 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from code_compass_server.search.candidates import Candidate
-from code_compass_server.search.signals import QueryInfo
+from code_compass_server.search.signals import FEATURES, QueryInfo
 
 if TYPE_CHECKING:
     import numpy as np
 
 RANKER_FILE = "ranker_model.json"  # package data beside this module
 # The per-candidate signals of signals.compute the trees read, then the ranker's own.
-BASE_INPUTS = (
-    "cos",
-    "lex",
-    "coverage",
-    "rank_lex",
-    "rank_sem",
-    "symbol",
-    "name",
-    "path",
-    "test",
-    "test_wanted",
-    "doc",
-    "config",
-    "window",
-    "impl",
-    "decl",
-)
+BASE_INPUTS = FEATURES
 EXTRA_INPUTS = (
     "z_lin",  # the linear relevance the trees correct
     "cos_rel",  # cosine minus the list's best

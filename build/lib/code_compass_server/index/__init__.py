@@ -1,1 +1,0 @@
-"""Workspace index: scanning, chunking, catalog and lexical index."""

@@ -1,1 +1,0 @@
-"""The language server front door (pygls): `code-compass serve`."""

@@ -1,1 +1,0 @@
-"""One small class per LSP feature; `server.create_server` wires them."""
