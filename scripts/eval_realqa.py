@@ -42,7 +42,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,32 @@ def tree_of(c: Corpus) -> Path:
 
 def storage_for(c: Corpus, lexical: bool) -> Path:
     return STORAGE / (c.folder + ("-lexical" if lexical else ""))
+
+
+@contextmanager
+def embedded_project(
+    storage: Path, tree: Path, label: str
+) -> Iterator[tuple[Any, str, Any] | None]:
+    """(project, its name, the semantic channel) of `tree` on `storage`, opened in this
+    process for the fitting scripts; None, said on stderr, when not every chunk has its vector
+    (the corpus's hybrid pools would be lexical)."""
+    from code_compass_server.engine import Engine
+    from code_compass_server.settings import EngineSettings
+
+    engine = Engine.open(storage, EngineSettings())
+    try:
+        name = engine.add_project(tree)
+        project = engine.project(name)
+        counts = project.catalog.counts()
+        if not counts.get("chunks") or counts.get("embedded", 0) < counts["chunks"]:
+            print(f"{label}: not fully embedded, left out", file=sys.stderr)
+            yield None
+            return
+        semantic = engine.embeddings.semantic_channel()  # None until the model loads
+        assert semantic is not None, "embeddings are off: build the model first"
+        yield project, name, semantic
+    finally:
+        engine.close()
 
 
 def index_summary(c: Corpus, lexical: bool) -> dict[str, Any]:

@@ -49,7 +49,6 @@ sys.path.insert(0, str(ROOT / "eval" / "realqa"))
 from grade import GRADED, block_of, graded_answers, load_graded  # noqa: E402
 
 from code_compass_server.constants import NAME_EXACT_SCORE, SEARCH_CANDIDATE_POOL  # noqa: E402
-from code_compass_server.engine import Engine  # noqa: E402
 from code_compass_server.index.project import Project  # noqa: E402
 from code_compass_server.records import SearchParams  # noqa: E402
 from code_compass_server.search import calibration  # noqa: E402
@@ -70,11 +69,11 @@ from code_compass_server.search.searcher import (  # noqa: E402
     scored_text,
 )
 from code_compass_server.search.signals import query_info  # noqa: E402
-from code_compass_server.settings import EngineSettings  # noqa: E402
 from code_compass_server.validation import validate_search  # noqa: E402
 from eval_realqa import (  # noqa: E402
     QUESTIONS,
     TOP_K,
+    embedded_project,
     local_corpus,
     relevant,
     storage_for,
@@ -139,16 +138,10 @@ def collect(
     for corpus_name, tree, storage, qs in jobs:
         if not qs:
             continue
-        engine = Engine.open(storage, EngineSettings())
-        try:
-            name = engine.add_project(tree)
-            project = engine.project(name)
-            counts = project.catalog.counts()
-            if not counts.get("chunks") or counts.get("embedded", 0) < counts["chunks"]:
-                print(f"{corpus_name}: not fully embedded, left out", file=sys.stderr)
+        with embedded_project(storage, tree, corpus_name) as opened:
+            if opened is None:
                 continue
-            semantic = engine.embeddings.semantic_channel()  # None until the model loads
-            assert semantic is not None, "embeddings are off: build the model first"
+            project, name, semantic = opened
             for q in qs:
                 params = validate_search(q["question"], TOP_K, project=name)
                 query = retrieval_query(params)
@@ -191,8 +184,6 @@ def collect(
                     row[model] = {"gate": gsig, "hits": hits, "first": first}
                 out.append(row)
             print(f"{corpus_name}: {len(qs)} questions", file=sys.stderr)
-        finally:
-            engine.close()
     return out
 
 

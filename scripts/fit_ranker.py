@@ -46,7 +46,6 @@ from code_compass_server.constants import (  # noqa: E402
     SEARCH_DEDUP_OVERLAP,
     SEARCH_MAX_HITS_PER_FILE,
 )
-from code_compass_server.engine import Engine  # noqa: E402
 from code_compass_server.index.project import Project  # noqa: E402
 from code_compass_server.records import SearchParams  # noqa: E402
 from code_compass_server.search import ranker  # noqa: E402
@@ -58,7 +57,6 @@ from code_compass_server.search.searcher import (  # noqa: E402
     scored_text,
 )
 from code_compass_server.search.signals import query_info  # noqa: E402
-from code_compass_server.settings import EngineSettings  # noqa: E402
 
 POOLS = ROOT / "bench-data" / "realqa" / "ranker-pools"  # one file per corpus
 MODEL = ROOT / "server" / "code_compass_server" / "search" / ranker.RANKER_FILE
@@ -125,23 +123,17 @@ def collect_realqa(
     """Pools of answerable questions; `trees`: corpus -> (its folder, its embedded storage)."""
     from grade import block_of, graded_answers
 
-    from eval_realqa import relevant
+    from eval_realqa import embedded_project, relevant
 
     out: list[dict[str, Any]] = []
     for corpus, (tree, storage) in trees.items():
         qs = [q for q in questions if q["corpus"] == corpus and q["kind"] == "answerable"]
         if not qs:
             continue
-        engine = Engine.open(storage, EngineSettings())
-        try:
-            name = engine.add_project(tree)
-            project = engine.project(name)
-            counts = project.catalog.counts()
-            if counts.get("embedded", 0) < counts.get("chunks", 0):
-                print(f"{corpus}: not fully embedded, skipped", file=sys.stderr)
+        with embedded_project(storage, tree, corpus) as opened:
+            if opened is None:
                 continue
-            semantic = engine.embeddings.semantic_channel()
-            assert semantic is not None, "embeddings are off: build the model first"
+            project, name, semantic = opened
             for q in qs:
                 cands, x, zs = pool_of(project, semantic, q["question"], name)
                 labels = []
@@ -153,8 +145,6 @@ def collect_realqa(
                     labels.append(2 if gold else 1 if judged else 0)
                 out.append(_record(q["id"], corpus, q["lang"], cands, x, zs, labels))
             print(f"{corpus}: {len(qs)} questions", file=sys.stderr, flush=True)
-        finally:
-            engine.close()
     return out
 
 
