@@ -124,6 +124,22 @@ def test_a_live_file_is_believed_only_from_a_live_recent_writer(tmp_path: Path) 
     assert not (tmp_path / "live-progress.json").exists()
 
 
+@pytest.mark.skipif(process_start(os.getpid()) is None, reason="no /proc: process states unknown")
+def test_a_killed_writer_not_yet_reaped_is_gone(tmp_path: Path) -> None:
+    """A `kill -9`ed writer stays a zombie until its parent reaps it: its live file says
+    `embedding` with a fresh heartbeat, and must not be believed."""
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        write_live(tmp_path, replace(_live(other.pid), pid_start=process_start(other.pid)))
+        assert read_live(tmp_path) is not None
+        other.kill()
+        os.waitid(os.P_PID, other.pid, os.WEXITED | os.WNOWAIT)  # dead, not reaped: a zombie
+        assert read_live(tmp_path) is None
+    finally:
+        other.kill()
+        other.wait()
+
+
 @pytest.mark.skipif(process_start(os.getpid()) is None, reason="no /proc: start times unknown")
 def test_a_reused_pid_does_not_revive_a_dead_writers_file(tmp_path: Path) -> None:
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])

@@ -84,6 +84,8 @@ def read_live(directory: Path, now: float | None = None) -> LiveProgress | None:
 
 
 def pid_alive(pid: int) -> bool:
+    """Whether the process runs. A zombie does not: it died and waits for its parent to reap
+    it, which a `kill -9`ed writer whose parent is gone may do for a while."""
     if pid <= 0:
         return False
     try:
@@ -92,18 +94,24 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:  # alive, owned by someone else
         return True
-    return True
+    fields = _proc_stat(pid)
+    return not (fields and fields[0] == "Z")
 
 
 def process_start(pid: int) -> str | None:
     """The process's start time in clock ticks since boot (Linux), None where unknown: with
     the pid, it names one process even after the pid is reused."""
+    fields = _proc_stat(pid)
+    return fields[19] if fields and len(fields) > 19 else None  # field 22 of proc(5)
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    """/proc/PID/stat from its third field (the state) on; None where there is no /proc."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
     except OSError:
         return None
-    fields = stat[stat.rfind(")") + 2 :].split()  # the name in parentheses may hold spaces
-    return fields[19] if len(fields) > 19 else None  # field 22 of proc(5), counted from 3
+    return stat[stat.rfind(")") + 2 :].split()  # the name in parentheses may hold spaces
 
 
 def _load(path: Path) -> LiveProgress | None:
