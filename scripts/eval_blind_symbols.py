@@ -9,8 +9,10 @@ DIR holds positions.jsonl ({id, repo, language, path, line, column, name, kind, 
 line}]}) and references.jsonl ({id, repo, language, symbol, definition, references}); each repo
 is a folder under --corpora. A position is right when the first definition shown is a gold
 location (same file, the gold line inside its lines), or when gold is empty (defined outside the
-workspace) and no workspace definition is shown. References: precision and recall of the listed
-(path, line) against the tool's, the definition itself counted on both sides.
+workspace) and no workspace definition is shown. References: precision and recall of the
+(path, line)s the resolver finds against the compiler's, the definition itself counted on both
+sides; "references_listed_in_one_answer" scores only the first SYMBOL_REFERENCES_LIMIT, what one
+CLI/MCP answer lists (its `total` counts the rest).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "server"))
 
+from code_compass_server.constants import SYMBOL_REFERENCES_LIMIT  # noqa: E402
 from code_compass_server.engine import Engine  # noqa: E402
 from code_compass_server.settings import EngineSettings  # noqa: E402
 
@@ -34,12 +37,24 @@ def load(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def source_line(path: Path, line: int) -> str:
+    try:
+        return path.read_text(errors="replace").splitlines()[line - 1].strip()[:120]
+    except (OSError, IndexError):
+        return "?"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--set", type=Path, required=True)
     ap.add_argument("--corpora", type=Path, required=True)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--misses", action="store_true", help="list the positions answered wrong")
+    ap.add_argument(
+        "--ref-misses",
+        action="store_true",
+        help="per references symbol: the gold lines not found, the lines found not in gold",
+    )
     args = ap.parse_args()
     positions = load(args.set / "positions.jsonl")
     refs = load(args.set / "references.jsonl") if (args.set / "references.jsonl").exists() else []
@@ -90,13 +105,29 @@ def main() -> int:
         "definition_p50_ms": round(sorted(took)[len(took) // 2] * 1000, 1),
     }
     ref_rows = []
+    listed_rows: list[tuple[int, int, int]] = []
     for r in refs:
         d = r["definition"]
-        found = engine.references(names[r["repo"]], d["path"], d["line"], d["column"])
+        # Every reference the resolver finds (limit None); the front doors list at most
+        # SYMBOL_REFERENCES_LIMIT in one answer, measured apart ("listed").
+        root = engine.project(names[r["repo"]]).root
+        found = engine.navigator().references(
+            names[r["repo"]], root, d["path"], d["line"], d["column"], limit=None
+        )
         got = {(loc.path, loc.line) for loc in found.locations}
+        listed = {(loc.path, loc.line) for loc in found.locations[:SYMBOL_REFERENCES_LIMIT]}
         gold = {(x["path"], x["line"]) for x in r["references"]}
         hit = len(got & gold)
         ref_rows.append((r["language"], hit, len(got), len(gold)))
+        listed_rows.append((len(listed & gold), len(listed), len(gold)))
+        if args.ref_misses and got != gold:
+            print(f"refs {r['id']} {r['language']} {r['symbol']} "
+                  f"{d['path']}:{d['line']}:{d['column']}: {hit}/{len(gold)} found, "
+                  f"{len(got - gold)} extra", file=sys.stderr)  # fmt: skip
+            for what, rows in (("missed", gold - got), ("extra ", got - gold)):
+                for path, line in sorted(rows):
+                    row = source_line(args.corpora / r["repo"] / path, line)
+                    print(f"  {what} {path}:{line}: {row}", file=sys.stderr)
     if ref_rows:
         report["references"] = {
             lang: {
@@ -112,6 +143,12 @@ def main() -> int:
         report["references_all"] = {
             "precision": round(hits / max(1, sum(g for _l, _h, g, _o in ref_rows)), 3),
             "recall": round(hits / max(1, sum(o for _l, _h, _g, o in ref_rows)), 3),
+        }
+        listed_hits = sum(h for h, _g, _o in listed_rows)
+        report["references_listed_in_one_answer"] = {
+            "limit": SYMBOL_REFERENCES_LIMIT,
+            "precision": round(listed_hits / max(1, sum(g for _h, g, _o in listed_rows)), 3),
+            "recall": round(listed_hits / max(1, sum(o for _h, _g, o in listed_rows)), 3),
         }
     engine.close()
     print(json.dumps(report, indent=2))

@@ -166,6 +166,9 @@ MCP_FIND_SYMBOL_LIMIT = 50  # definitions returned; the result counts the rest
 SYMBOL_RESOLVE_BUDGET_S = 10.0  # jedi's time on one position (a first call parses the imports)
 SYMBOL_REFERENCES_BUDGET_S = 30.0  # resolving every candidate token of a name (jedi included)
 SYMBOL_REFERENCES_LIMIT = 200  # references returned; the result counts the rest
+# Passages read to find the files that may hold references (a lens reads LENS_SCAN_CHUNKS:
+# a name used in more passages than that lost its least-ranked files, often its own).
+SYMBOL_REFERENCES_SCAN_CHUNKS = 20_000
 SYMBOL_SNIPPET_MAX_LINES = 20  # a definition's snippet: its first lines, re-read from disk
 MCP_ROOTS_WAIT_S = 10.0  # a tool call waits this long for the client's roots before using cwd
 

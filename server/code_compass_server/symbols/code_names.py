@@ -17,7 +17,7 @@ import threading
 from collections import OrderedDict
 
 _HASH_COMMENT = frozenset({"python", "ruby", "shell", "yaml", "toml"})
-_QUOTES = {"python": "\"'", "go": '"`', "rust": '"', "java": '"'}
+_QUOTES = {"python": "\"'", "go": "\"`'", "rust": '"', "java": '"'}
 _JS_QUOTES = "\"'`"
 MASK_CACHE_FILES = 4096  # files whose comment/string spans are kept (a few KB each)
 
@@ -31,6 +31,15 @@ _PYTHON_NOISE = re.compile(
     r"|'(?:\\.|[^'\\\n])*'?)",
     re.S,
 )
+# JavaScript/TypeScript regular expression literals (`/[\\'"]/g`, `/`/g`): a quote or a
+# backquote inside one must not open a string. A `/` starts one only where an expression can
+# start: after an operator, an opening bracket, a comma, `;` or `return`, never after an
+# operand (`a / b`) — the rule JavaScript's own grammar applies.
+_JS_REGEX = (
+    r"(?:(?<=[(,=:\[!&|?{};~^%*+<>-])|(?<=\breturn))[ \t]*"
+    r"/(?![/*])(?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n\[])+/[a-z]*"
+)
+_JS_FAMILY = frozenset({"typescript", "tsx", "javascript"})
 _masks: OrderedDict[tuple[str, int, int], tuple[list[int], list[int]]] = OrderedDict()
 _masks_lock = threading.Lock()
 _patterns: dict[str, re.Pattern[str]] = {}
@@ -43,6 +52,8 @@ def _noise(language: str) -> re.Pattern[str]:
     hash_comment = language in _HASH_COMMENT
     quotes = _QUOTES.get(language, "\"'" if hash_comment else _JS_QUOTES)
     parts = [r"#[^\n]*"] if hash_comment else [r"//[^\n]*", r"/\*.*?(?:\*/|\Z)"]
+    if language in _JS_FAMILY:
+        parts.append(_JS_REGEX)
     for q in quotes:
         eq = re.escape(q)
         if q == "`":  # template literals and Go raw strings span lines

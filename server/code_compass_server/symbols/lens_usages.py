@@ -155,9 +155,13 @@ class UsageResolver:
             with self._lock:
                 self._queued.discard(key)
 
-    def finish_now(self, root: Path, left: _Left) -> bool:
+    def finish_now(
+        self, root: Path, left: _Left, max_parse_bytes: int | None = BACKGROUND_PARSE_MAX_BYTES
+    ) -> bool:
         """Resolve what `classify` left, in this thread (parse trees, then jedi for Python);
-        answers are stored for the next `classify`. True when any answer changed."""
+        answers are stored for the next `classify`. True when any answer changed.
+        `max_parse_bytes`: larger files are not parsed (a request that waits for the answer,
+        not the lens's background thread, passes None)."""
         changed = False
         for rel, stamp, buffer, positions in left:
             language = language_for(rel)
@@ -171,7 +175,7 @@ class UsageResolver:
                 if pos in answers:
                     continue
                 self.resolver.wait_for_foreground()
-                with build_until(max_bytes=BACKGROUND_PARSE_MAX_BYTES):
+                with build_until(max_bytes=max_parse_bytes):
                     answer = self._fast(root, rel, language, buffer, *pos)
                     if refused():
                         answer = None  # a file too large to parse here: jedi's process

@@ -24,6 +24,7 @@ from code_compass_server.constants import (
     LENS_SCAN_CHUNKS,
     SYMBOL_REFERENCES_BUDGET_S,
     SYMBOL_REFERENCES_LIMIT,
+    SYMBOL_REFERENCES_SCAN_CHUNKS,
     SYMBOL_RESOLVE_BUDGET_S,
     SYMBOL_SNIPPET_MAX_LINES,
 )
@@ -36,6 +37,7 @@ from code_compass_server.symbols.lens_usages import UsageResolver, same_family
 from code_compass_server.symbols.resolve import SymbolResolver
 from code_compass_server.symbols.resolve_go import go_tool_ignores
 from code_compass_server.symbols.resolve_model import Resolution, Target
+from code_compass_server.symbols.resolve_tree import TS_LANGUAGES
 
 # `name = other`, `export const name = other;`, `var Name = pkg.Other`: another name for a
 # definition elsewhere (a wrapper or alias), in Python, TypeScript/JavaScript and Go.
@@ -126,10 +128,19 @@ class SymbolNavigator:
         return Lookup(name, found, total=len(found))
 
     # -- references ----------------------------------------------------------------------
-    def references(self, project: str, root: Path, rel: str, line: int, column: int) -> Lookup:
+    def references(
+        self,
+        project: str,
+        root: Path,
+        rel: str,
+        line: int,
+        column: int,
+        limit: int | None = SYMBOL_REFERENCES_LIMIT,
+    ) -> Lookup:
         """The definition of the identifier at the position (first, kind "definition", as
         compilers list it among the references), then the code tokens that resolve to it;
-        tokens whose resolution failed go to `by_name`."""
+        tokens whose resolution failed go to `by_name`. At most `limit` of each are listed
+        (None: all); `total` counts every resolved one."""
         name, res = self._resolve(project, root, rel, line, column)
         if not name:
             return Lookup("", [])
@@ -152,7 +163,8 @@ class SymbolNavigator:
         deadline = time.perf_counter() + SYMBOL_REFERENCES_BUDGET_S
         usages, left = self.usages.classify(root, wanted, candidates, text_of, 1.0)
         if left and time.perf_counter() < deadline:
-            self.usages.finish_now(root, left)
+            # The caller waits for this answer: no background size limit on parses.
+            self.usages.finish_now(root, left, max_parse_bytes=None)
             usages, _ = self.usages.classify(root, wanted, candidates, text_of, 0.0)
         symbol = _qualified(targets[0], self.source.symbols_named(name, project))
         first = targets[0].path
@@ -178,8 +190,8 @@ class SymbolNavigator:
         unsure = located([(t.path, t.line, t.column) for t in usages.by_name], False)
         return Lookup(
             name,
-            found[:SYMBOL_REFERENCES_LIMIT],
-            by_name=unsure[:SYMBOL_REFERENCES_LIMIT],
+            found[:limit],
+            by_name=unsure[:limit],
             total=len(found),
         )
 
@@ -256,33 +268,50 @@ class SymbolNavigator:
         the definitions' own tokens excluded. A local is only used in its own file."""
         def_language = language_for(targets[0].path) or ""
         own = {(t.path, t.line, t.column) for t in targets}
-        paths: list[str] = []
-        if all(t.local for t in targets) or name.startswith("#"):
-            # A local, or a JavaScript private name (`#x`: only its class's body can say it).
-            paths = sorted({t.path for t in targets})
-        else:
+        # The definitions' own files always (in a large project their other uses of the name
+        # may rank below the lexical scan's limit); a local, or a JavaScript private name
+        # (`#x`: only its class's body can say it), is used there only.
+        paths = {t.path for t in targets}
+        if not (all(t.local for t in targets) or name.startswith("#")):
             # Go: code the go tool leaves out of the module (`_examples/`, `testdata/`)
             # cannot refer to its declarations, unless the definition is there too.
             outside_module = def_language == "go" and not any(
                 go_tool_ignores(t.path) for t in targets
             )
-            for hit in self.source.mentions(name, project, LENS_SCAN_CHUNKS):
+            for hit in self.source.mentions(name, project, SYMBOL_REFERENCES_SCAN_CHUNKS):
                 code = hit.language in CODE_LANGUAGES
-                ignored = hit.path in paths or (outside_module and go_tool_ignores(hit.path))
+                ignored = outside_module and go_tool_ignores(hit.path)
                 if code and same_family(def_language, hit.language) and not ignored:
-                    paths.append(hit.path)
+                    paths.add(hit.path)
         out: dict[str, list[tuple[int, int]]] = {}
-        for path in sorted(paths):
+        # TypeScript/JavaScript: `import { name as alias }` makes `alias` another name of the
+        # definition in that module (the language service lists its uses among the
+        # references); `export { name as alias }` in every module that imports `alias`.
+        # Their tokens are candidates too; resolution decides, as for the name's own.
+        names = {path: {name} for path in paths}
+        if def_language in TS_LANGUAGES:
+            for path in sorted(paths):
+                text = read(path)
+                for alias, exported in renamed_imports(text or "", name):
+                    names[path].add(alias)
+                    if exported:
+                        for hit in self.source.mentions(alias, project, LENS_SCAN_CHUNKS):
+                            if hit.language in CODE_LANGUAGES and same_family(
+                                def_language, hit.language
+                            ):
+                                names.setdefault(hit.path, set()).add(alias)
+        for path in sorted(names):
             text = read(path)
             language = language_for(path)
             if text is None or language is None:
                 continue
-            tokens = [
+            tokens = sorted(
                 (ln, col)
-                for ln, cols in sorted(code_columns_in(text, language, name).items())
+                for each in names[path]
+                for ln, cols in code_columns_in(text, language, each).items()
                 for col in cols
                 if (path, ln, col) not in own
-            ]
+            )
             if tokens:
                 out[path] = tokens
         return out
@@ -317,6 +346,25 @@ class SymbolNavigator:
             d.path, start, max(start, end), d.name_line, col + 1, d.qualified_name, d.kind,
             "\n".join(shown), resolved,
         )  # fmt: skip
+
+
+_SPECIFIERS = re.compile(
+    r"\b(?P<kind>import|export)\s+(?:type\s+)?(?:[A-Za-z_$][\w$]*\s*,\s*)?\{(?P<body>[^{}]*)\}"
+)
+
+
+def renamed_imports(text: str, name: str) -> list[tuple[str, bool]]:
+    """(alias, in an export) for each `import { name as alias }` / `export { name as alias }`
+    of a JavaScript/TypeScript module's text."""
+    if " as " not in text or name not in text:
+        return []
+    renamed = re.compile(rf"(?<![\w$.]){re.escape(name)}\s+as\s+([A-Za-z_$][\w$]*)")
+    out = []
+    for m in _SPECIFIERS.finditer(text):
+        for r in renamed.finditer(m.group("body")):
+            if r.group(1) != name:
+                out.append((r.group(1), m.group("kind") == "export"))
+    return out
 
 
 def _qualified(t: Target, table: list[SymbolDef]) -> str:

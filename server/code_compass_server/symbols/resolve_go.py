@@ -64,6 +64,7 @@ GO_BUILTINS = frozenset(
         "nil",
     ]
 )
+_COMMA_OK_VALUES = frozenset({"call_expression", "type_assertion_expression", "index_expression"})
 _FUNCS = frozenset({"function_declaration", "method_declaration", "func_literal"})
 
 
@@ -409,8 +410,10 @@ class GoScopes:
             idents = left.named_children if left is not None else []
             for i, ident in enumerate(idents):
                 value = values[i] if len(values) == len(idents) else None
-                if i == 0 and len(values) == 1 and values[0].type == "call_expression":
-                    value = values[0]  # `x, err := f()`: x is f's first result
+                if i == 0 and len(values) == 1 and values[0].type in _COMMA_OK_VALUES:
+                    # `x, err := f()`: x is f's first result; `n, ok := v.(*T)`: a T;
+                    # `v, ok := m[k]`: the map's value type.
+                    value = values[0]
                 out.append(GoDecl(p.text_of(ident), ident, st, "var", p, value))
         elif st.type in ("var_declaration", "const_declaration"):
             out.extend(_specs(p, st, "var" if st.type == "var_declaration" else "const"))
@@ -562,6 +565,8 @@ class GoScopes:
             return self._type_expr(p, pkg, node.child_by_field_name("type"), depth + 1)
         if t == "type_assertion_expression":
             return self._type_expr(p, pkg, node.child_by_field_name("type"), depth + 1)
+        if t == "index_expression":  # `v := xs[i]`: the element type
+            return self._type_of(p, pkg, node, depth + 1)
         if t in ("struct_type", "interface_type"):  # an anonymous type: its own members
             return GoDecl("", node, node, "type", p, node)
         return None
@@ -661,11 +666,27 @@ class GoScopes:
                     return etype
             return None
         if body is not None and body.type == "interface_type":
+            embedded_ifaces: list[Node] = []
             for elem in body.named_children:
                 key = elem.child_by_field_name("name")
                 if key is not None and typ.file.text_of(key) == name:
                     result = elem.child_by_field_name("result")
                     return GoDecl(name, key, elem, "method", typ.file, result, typ.name)
+                if elem.type == "type_elem" and len(elem.named_children) == 1:
+                    embedded_ifaces.append(elem.named_children[0])
+            # `type BlockReader interface { Reader; … }`: the embedded interface's methods
+            # are in the method set (go/types reports the embedded interface's declaration).
+            outside: list[str] = []
+            for etype_node in embedded_ifaces:
+                etype = self._type_expr(typ.file, pkg, etype_node, depth + 1)
+                if isinstance(etype, GoDecl):
+                    found = self._member(pkg, etype, name, depth + 1)
+                    if found is not None:
+                        return found
+                elif isinstance(etype, str):
+                    outside.append(etype)
+            if len(outside) == 1:
+                return f"{outside[0]}.{name}"  # only an outside interface (`io.Closer`) left
         return None
 
     # -- results -------------------------------------------------------------------------

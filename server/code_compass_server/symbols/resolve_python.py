@@ -809,10 +809,14 @@ class PythonScopes:
             isinstance(d, ast.Name) and d.id == "property" for d in b.node.decorator_list
         ):
             return _Thing("outside", outside="builtins.property")  # `@name.setter`
-        if b.value is not None and depth < MAX_FOLLOW:
+        placeholder = (
+            b.scope.kind == "class" and isinstance(b.value, ast.Constant) and b.value.value is None
+        )
+        if b.value is not None and depth < MAX_FOLLOW and not placeholder:
             return self._instance_of(b, depth + 1)
-        if isinstance(b.node, ast.Attribute) and depth < MAX_FOLLOW:
-            # `self.x = None` first, `self.x = Cls()` later: the typed assignment decides.
+        if (placeholder or isinstance(b.node, ast.Attribute)) and depth < MAX_FOLLOW:
+            # `self.x = None` first, `self.x = Cls()` later, or a class-level `x = None`
+            # default that a method sets (`self.x = Cls()`): the typed assignment decides.
             typed = next((a for a in b.scope.instance_attrs.get(b.name, ()) if a.value), None)
             if typed is not None:
                 return self._instance_of(typed, depth + 1)

@@ -115,6 +115,14 @@ class TypeScriptScopes:
         parent = node.parent
         if parent is None:
             return None
+        if parent.type == "import_specifier":
+            # `import { a as b }`: both names are the import's, never a local `a`
+            # (specifier <- named_imports <- clause <- statement).
+            st = parent.parent.parent.parent if parent.parent and parent.parent.parent else None
+            if st is not None and st.type == "import_statement":
+                return next(
+                    (d for d in self._statement_decls(parsed, st) if d.node.id == node.id), None
+                )
         scope: Node | None = parent
         for _ in range(4):  # name <- declarator/parameter <- list <- scope
             if scope is None:

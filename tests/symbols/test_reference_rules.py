@@ -1,0 +1,208 @@
+"""References the way the compilers count them: tokens after a regular expression or a rune
+literal holding a quote, renamed imports, interfaces embedding interfaces, comma-ok
+assertions, a class-level `None` default set by a method, and more uses than one answer
+lists. Each over a real engine (index, then `references` at the definition)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from code_compass_server.constants import SYMBOL_REFERENCES_LIMIT
+from code_compass_server.engine import Engine
+from code_compass_server.symbols.code_names import code_columns_in
+from code_compass_server.symbols.navigation import renamed_imports
+from code_compass_server.symbols.resolve_python import PythonScopes
+from tests.conftest import write_tree
+
+TS = {
+    "src/compiler.ts": (
+        "const QUOTE = /[\\\\'\"]/g\n"  # 1
+        "const TICK = /`/g\n"  # 2
+        "export class Compiler {\n"  # 3
+        "  protected append(s: string): void {}\n"  # 4
+        "  run(): void { this.append('a') }\n"  # 5
+        "}\n"  # 6
+        "export function makeCompiler(): Compiler { return new Compiler() }\n"  # 7
+    ),
+    "src/mysql.ts": (
+        "import { Compiler } from './compiler'\n"  # 1
+        "const ESCAPE = /[\\\\'\"]/g\n"  # 2
+        "const WRAP = /`/g\n"  # 3
+        "export class MysqlCompiler extends Compiler {\n"  # 4
+        "  quote(v: string): string { return v.replace(ESCAPE, (c) => '\\\\' + \"'\") }\n"  # 5
+        "  index(): void {\n"  # 6
+        "    this.append('create ')\n"  # 7
+        "    if (1 / 2 > 0) { this.append('x') }\n"  # 8
+        "  }\n"  # 9
+        "}\n"  # 10
+    ),
+    "src/utils.ts": (
+        "import {\n"  # 1
+        "  makeCompiler as newCompiler,\n"  # 2
+        "} from './compiler'\n"  # 3
+        "export function makeCompiler(): void {}\n"  # 4
+        "export function build(): void { newCompiler().run() }\n"  # 5
+    ),
+}
+
+GO = {
+    "go.mod": "module example.com/md\n\ngo 1.21\n",
+    "text/reader.go": (
+        "package text\n"  # 1
+        "\n"  # 2
+        "type Reader interface {\n"  # 3
+        "\tAdvance(n int)\n"  # 4
+        "}\n"  # 5
+        "\n"  # 6
+        "type BlockReader interface {\n"  # 7
+        "\tReader\n"  # 8
+        "\tReset()\n"  # 9
+        "}\n"  # 10
+    ),
+    "ast/ast.go": (
+        "package ast\n"  # 1
+        "\n"  # 2
+        "type Node interface{ Kind() int }\n"  # 3
+        "\n"  # 4
+        "type BaseBlock struct{ lines []int }\n"  # 5
+        "\n"  # 6
+        "func (b *BaseBlock) Lines() []int { return b.lines }\n"  # 7
+        "\n"  # 8
+        "type Paragraph struct{ BaseBlock }\n"  # 9
+        "\n"  # 10
+        "func (p *Paragraph) Kind() int { return 1 }\n"  # 11
+    ),
+    "parser/parser.go": (
+        "package parser\n"  # 1
+        "\n"  # 2
+        "import (\n"  # 3
+        '\t"example.com/md/ast"\n'  # 4
+        '\t"example.com/md/text"\n'  # 5
+        ")\n"  # 6
+        "\n"  # 7
+        "func parse(block text.BlockReader, n ast.Node, paras []*ast.Paragraph) {\n"  # 8
+        "\tif c := '`'; c == '`' {\n"  # 9
+        "\t\tblock.Advance(1)\n"  # 10
+        "\t}\n"  # 11
+        "\tpara, ok := n.(*ast.Paragraph)\n"  # 12
+        "\tif ok {\n"  # 13
+        "\t\t_ = para.Lines()\n"  # 14
+        "\t}\n"  # 15
+        "\tfirst := paras[0]\n"  # 16
+        "\t_ = first.Lines()\n"  # 17
+        "}\n"  # 18
+    ),
+}
+
+PY = {
+    "pkg/__init__.py": "",
+    "pkg/env.py": (
+        "class Environment:\n"  # 1
+        "    def get_template(self, name):\n"  # 2
+        "        return name\n"  # 3
+    ),
+    "tests/test_loader.py": (
+        "from pkg.env import Environment\n"  # 1
+        "\n"  # 2
+        "\n"  # 3
+        "class TestModuleLoader:\n"  # 4
+        "    env = None\n"  # 5
+        "\n"  # 6
+        "    def setup_method(self):\n"  # 7
+        "        self.env = Environment()\n"  # 8
+        "\n"  # 9
+        "    def test_load(self):\n"  # 10
+        "        self.env.get_template('a')\n"  # 11
+    ),
+}
+
+
+def _references(engine: Engine, root: Path, rel: str, line: int, word: str) -> set[tuple[str, int]]:
+    text = (root / rel).read_text()
+    column = text.split("\n")[line - 1].index(word) + 1
+    name = engine.status().projects[0].name
+    found = engine.references(name, rel, line, column)
+    return {(loc.path, loc.line) for loc in found.locations}
+
+
+def _indexed(make_engine: Callable[..., Engine], root: Path) -> Engine:
+    engine = make_engine(root)
+    for p in engine.status().projects:
+        engine.index(p.name, embed=False, background_embed=False)
+    return engine
+
+
+def test_a_quote_in_a_regular_expression_or_a_rune_opens_no_string() -> None:
+    """`/[\\\\'"]/g`, `` /`/g `` and Go's `'`'` are literals of their own: the code after
+    them still holds identifier tokens (a division is not a regular expression)."""
+    ts = TS["src/mysql.ts"]
+    assert code_columns_in(ts, "typescript", "append") == {7: [9], 8: [26]}
+    assert code_columns_in("a = b / c / d\nd()\n", "typescript", "d") == {1: [12], 2: [0]}
+    assert code_columns_in(GO["parser/parser.go"], "go", "Advance") == {10: [8]}
+
+
+def test_renamed_imports_are_found_in_import_and_export_lists() -> None:
+    assert renamed_imports(TS["src/utils.ts"], "makeCompiler") == [("newCompiler", False)]
+    text = "import D, { a as b, c } from './m'\nexport { a as z }\nconst q = a as any\n"
+    assert renamed_imports(text, "a") == [("b", False), ("z", True)]
+
+
+def test_typescript_references_through_subclasses_regexes_and_renamed_imports(
+    tmp_path: Path, make_engine: Callable[..., Engine]
+) -> None:
+    root = write_tree(tmp_path / "ts", TS)
+    engine = _indexed(make_engine, root)
+    append = _references(engine, root, "src/compiler.ts", 4, "append")
+    assert append == {("src/compiler.ts", 4), ("src/compiler.ts", 5)} | {
+        ("src/mysql.ts", 7),
+        ("src/mysql.ts", 8),
+    }
+    # `import { makeCompiler as newCompiler }`: the specifier's first name is the import's
+    # (not the module's own `makeCompiler`), and the alias's uses are references.
+    make = _references(engine, root, "src/compiler.ts", 7, "makeCompiler")
+    assert make == {("src/compiler.ts", 7), ("src/utils.ts", 2), ("src/utils.ts", 5)}
+
+
+def test_go_references_through_embedded_interfaces_and_comma_ok_assertions(
+    tmp_path: Path, make_engine: Callable[..., Engine]
+) -> None:
+    root = write_tree(tmp_path / "go", GO)
+    engine = _indexed(make_engine, root)
+    assert _references(engine, root, "text/reader.go", 4, "Advance") == {
+        ("text/reader.go", 4),
+        ("parser/parser.go", 10),
+    }
+    assert _references(engine, root, "ast/ast.go", 7, "Lines") == {
+        ("ast/ast.go", 7),
+        ("parser/parser.go", 14),  # `para, ok := n.(*ast.Paragraph)`: promoted from BaseBlock
+        ("parser/parser.go", 17),  # `first := paras[0]`: the element type
+    }
+
+
+def test_python_a_class_level_none_default_is_typed_by_the_method_that_sets_it(
+    tmp_path: Path,
+) -> None:
+    root = write_tree(tmp_path, PY)
+    rel = "tests/test_loader.py"
+    row = PY[rel].split("\n")[10]
+    res = PythonScopes(root).resolve(rel, PY[rel], 10, row.index("get_template"))
+    assert res is not None and [(t.path, t.line) for t in res.targets] == [("pkg/env.py", 2)]
+
+
+def test_every_reference_is_found_and_one_answer_lists_the_first_ones(
+    tmp_path: Path, make_engine: Callable[..., Engine]
+) -> None:
+    uses = SYMBOL_REFERENCES_LIMIT + 20
+    files = {
+        "lib.py": "def helper():\n    return 1\n",
+        "main.py": "from lib import helper\n\n" + "helper()\n" * uses,
+    }
+    root = write_tree(tmp_path / "many", files)
+    engine = _indexed(make_engine, root)
+    name = engine.status().projects[0].name
+    listed = engine.references(name, "lib.py", 1, 5)
+    assert len(listed.locations) == SYMBOL_REFERENCES_LIMIT
+    every = engine.navigator().references(name, root, "lib.py", 1, 5, limit=None)
+    # the definition, the import and each call
+    assert len(every.locations) == uses + 2 == listed.total
