@@ -110,10 +110,7 @@ def main() -> int:
         d = r["definition"]
         # Every reference the resolver finds (limit None); the front doors list at most
         # SYMBOL_REFERENCES_LIMIT in one answer, measured apart ("listed").
-        root = engine.project(names[r["repo"]]).root
-        found = engine.navigator().references(
-            names[r["repo"]], root, d["path"], d["line"], d["column"], limit=None
-        )
+        found = engine.references(names[r["repo"]], d["path"], d["line"], d["column"], limit=None)
         got = {(loc.path, loc.line) for loc in found.locations}
         listed = {(loc.path, loc.line) for loc in found.locations[:SYMBOL_REFERENCES_LIMIT]}
         gold = {(x["path"], x["line"]) for x in r["references"]}

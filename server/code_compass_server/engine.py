@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from code_compass_server.constants import LLM_TEMPERATURE
+from code_compass_server.constants import LLM_TEMPERATURE, SYMBOL_REFERENCES_LIMIT
 from code_compass_server.embed.links import EmbeddingLinks
 from code_compass_server.engine_status import (
     EngineStatus,
@@ -419,10 +419,18 @@ class Engine:
         root = self.project(project).root
         return self.navigator().definitions(project, root, rel_path, line, column)
 
-    def references(self, project: str, rel_path: str, line: int, column: int) -> Lookup:
-        """Code that uses the definition of the identifier at 1-based (`line`, `column`)."""
+    def references(
+        self,
+        project: str,
+        rel_path: str,
+        line: int,
+        column: int,
+        limit: int | None = SYMBOL_REFERENCES_LIMIT,
+    ) -> Lookup:
+        """Code that uses the definition of the identifier at 1-based (`line`, `column`):
+        at most `limit` listed (None: all), `total` counts them all."""
         root = self.project(project).root
-        return self.navigator().references(project, root, rel_path, line, column)
+        return self.navigator().references(project, root, rel_path, line, column, limit)
 
     def real_declarations(self, project: str, defs: list[SymbolDef]) -> list[bool]:
         """Per symbol-table row: is it the declaration its name resolves to (not an alias,

@@ -48,6 +48,20 @@ def test_definition_and_references_json(shop: Path, tmp_path: Path) -> None:
     ]
 
 
+def test_references_limit_lists_that_many_and_0_lists_all(shop: Path, tmp_path: Path) -> None:
+    st = tmp_path / "st"
+    one = run("references", "shop/payments.py:8:9", "--limit", "1", "--json", storage=st, cwd=shop)
+    assert one.returncode == 0, one.stderr
+    data = json.loads(one.stdout)
+    assert len(data["references"]) == 1 and data["total"] == 2
+    every = run(
+        "references", "shop/payments.py:8:9", "--limit", "0", "--json", storage=st, cwd=shop
+    )
+    assert len(json.loads(every.stdout)["references"]) == 2
+    bad = run("references", "shop/payments.py:8:9", "--limit", "-3", storage=st, cwd=shop)
+    assert bad.returncode == 2 and "limit: '-3' is not a whole number" in bad.stderr
+
+
 @pytest.mark.parametrize(
     ("position", "message"),
     [

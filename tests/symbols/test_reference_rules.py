@@ -203,6 +203,6 @@ def test_every_reference_is_found_and_one_answer_lists_the_first_ones(
     name = engine.status().projects[0].name
     listed = engine.references(name, "lib.py", 1, 5)
     assert len(listed.locations) == SYMBOL_REFERENCES_LIMIT
-    every = engine.navigator().references(name, root, "lib.py", 1, 5, limit=None)
+    every = engine.references(name, "lib.py", 1, 5, limit=None)
     # the definition, the import and each call
     assert len(every.locations) == uses + 2 == listed.total

@@ -6,6 +6,7 @@ language does, by the engine's `SymbolNavigator` (the resolver the editor's hove
 `{path, startLine, endLine, line, column, symbol, kind, snippet, resolved}`, best first.
 A path outside every workspace folder, a line past the end of the file or a column that is
 not a whole number is bad input: exit 2 with the reason on stderr, nothing indexed.
+`references --limit N` lists N references (0: all; the default is the MCP tool's cap).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from code_compass_server.constants import SYMBOL_REFERENCES_LIMIT
 from code_compass_server.errors import InputError
 
 COMMANDS = ("definition", "references")
@@ -29,6 +31,12 @@ def add_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> 
         p = sub.add_parser(name, help=what)
         common(p)
         p.add_argument("position", help="PATH:LINE:COL, line and column 1-based (src/app.py:12:5)")
+        if name == "references":
+            p.add_argument(
+                "--limit",
+                default=str(SYMBOL_REFERENCES_LIMIT),
+                help=f"references listed (default {SYMBOL_REFERENCES_LIMIT}; 0: all of them)",
+            )
 
 
 def parse_position(raw: str, roots: list[Path]) -> tuple[int, str, int, int]:
@@ -79,6 +87,12 @@ def cmd_navigate(args: argparse.Namespace) -> int:
 
     roots = args.workspace or [Path.cwd()]
     index, rel, line, column = parse_position(args.position, roots)  # bad input: nothing opened
+    limit: int | None = None
+    if args.command == "references":
+        raw = args.limit
+        if not raw.isdigit():
+            raise InputError("limit", f"'{raw}' is not a whole number (0 lists every reference)")
+        limit = int(raw) or None
     engine, names = open_engine(args, queries_only=True)
     try:
         project = names[index]
@@ -86,7 +100,7 @@ def cmd_navigate(args: argparse.Namespace) -> int:
         if args.command == "definition":
             found = engine.definitions(project, rel, line, column)
         else:
-            found = engine.references(project, rel, line, column)
+            found = engine.references(project, rel, line, column, limit=limit)
         key = "definitions" if args.command == "definition" else "references"
         out: dict[str, Any] = {
             "name": found.name,
