@@ -206,3 +206,127 @@ def test_every_reference_is_found_and_one_answer_lists_the_first_ones(
     every = engine.references(name, "lib.py", 1, 5, limit=None)
     # the definition, the import and each call
     assert len(every.locations) == uses + 2 == listed.total
+
+
+GENERICS = {
+    "src/model.ts": (
+        "export class Foo { name(): string { return '' } }\n"  # 1
+        "export class Bar { name(): string { return '' } }\n"  # 2
+        "export class Box<T, D = Bar> {\n"  # 3
+        "  value: T\n"  # 4
+        "  other: D\n"  # 5
+        "  get(): T { return this.value }\n"  # 6
+        "  all(): T[] { return [this.value] }\n"  # 7
+        "}\n"  # 8
+        "export interface Repo<E> { find(): Promise<E> }\n"  # 9
+        "export type Pair<A> = { left: A; right: Box<A> }\n"  # 10
+    ),
+    "src/use.ts": (
+        "import { Foo, Bar, Box, Repo, Pair } from './model'\n"  # 1
+        "class FooBox extends Box<Foo> {\n"  # 2
+        "  first(): string { return this.get().name() }\n"  # 3
+        "}\n"  # 4
+        "async function use(b: Box<Foo>, r: Repo<Bar>, p: Pair<Foo>): Promise<void> {\n"  # 5
+        "  b.get().name()\n"  # 6
+        "  b.value.name()\n"  # 7
+        "  b.other.name()\n"  # 8
+        "  const made = new Box<Bar>()\n"  # 9
+        "  made.get().name()\n"  # 10
+        "  const found = await r.find()\n"  # 11
+        "  found.name()\n"  # 12
+        "  ;(await r.find()).name()\n"  # 13
+        "  p.left.name(); p.right.get().name()\n"  # 14
+        "  for (const each of b.all()) { each.name() }\n"  # 15
+        "}\n"  # 16
+        "function pick<T extends Foo>(x: T): string { return x.name() }\n"  # 17
+        "function loop(xs: Bar[]): void { for (const x of xs) { x.name() } }\n"  # 18
+    ),
+}
+
+
+def test_typescript_type_arguments_are_substituted(tmp_path: Path) -> None:
+    """`Box<Foo>`'s `get(): T` is a Foo: through annotations, `new Box<Bar>()`, defaults,
+    `extends Box<Foo>`, aliases with parameters, `await` of a `Promise<T>`, constraints of
+    unbound parameters and `for … of` over `T[]`."""
+    from code_compass_server.symbols.resolve_tree import TreeScopes
+
+    write_tree(tmp_path, GENERICS)
+    scopes, text = TreeScopes(tmp_path), GENERICS["src/use.ts"]
+
+    def name_at(line: int, nth: int = 0) -> int | None:
+        row = text.split("\n")[line - 1]
+        col = -1
+        for _ in range(nth + 1):
+            col = row.index("name", col + 1)
+        res = scopes.resolve("src/use.ts", "typescript", text, line - 1, col)
+        return res.targets[0].line if res is not None and res.targets else None
+
+    foo, bar = 1, 2  # the lines of Foo.name and Bar.name in src/model.ts
+    assert name_at(3) == foo  # this.get() in `extends Box<Foo>`
+    assert name_at(6) == foo  # b: Box<Foo>, get(): T
+    assert name_at(7) == foo  # value: T
+    assert name_at(8) == bar  # D = Bar, the default
+    assert name_at(10) == bar  # new Box<Bar>()
+    assert name_at(12) == bar  # await of find(): Promise<E>, E = Bar
+    assert name_at(13) == bar
+    assert name_at(14) == foo  # Pair<Foo>'s left: A
+    assert name_at(14, 1) == foo  # Pair<Foo>'s right: Box<A>
+    assert name_at(15) == foo  # for … of all(): T[]
+    assert name_at(17) == foo  # T extends Foo
+    assert name_at(18) == bar  # for … of Bar[]
+
+
+GO_SCOPES = {
+    "go.mod": "module example.com/opts\n\ngo 1.21\n",
+    "opts.go": (
+        "package opts\n"  # 1
+        "\n"  # 2
+        "type Option interface{ filter() Option }\n"  # 3
+        "\n"  # 4
+        "type Options []Option\n"  # 5
+        "\n"  # 6
+        "func (o Options) filter() Option {\n"  # 7
+        "\tfor _, opt := range o {\n"  # 8
+        "\t\tif opt := opt.filter(); opt != nil {\n"  # 9
+        "\t\t\treturn opt\n"  # 10
+        "\t\t}\n"  # 11
+        "\t}\n"  # 12
+        "\ttype MyByte byte\n"  # 13
+        "\t_ = []MyByte{1}\n"  # 14
+        "\treturn nil\n"  # 15
+        "}\n"  # 16
+        "\n"  # 17
+        "func use() bool { return fast }\n"  # 18
+    ),
+    "fast_purego.go": "//go:build purego\n\npackage opts\n\nconst fast = false\n",
+    "fast_unsafe.go": "//go:build !purego\n\npackage opts\n\nconst fast = true\n",
+    "fast_windows.go": "package opts\n\nconst slow = true\n",
+}
+
+
+def test_go_scopes_begin_after_the_declaration_and_the_default_build_decides(
+    tmp_path: Path,
+) -> None:
+    """`if opt := opt.filter()`: the right side's `opt` is the range variable (a local's
+    scope begins after its declaration); a type declared in a function; a name declared in
+    two files is the one the default build compiles (`//go:build !purego`)."""
+    from code_compass_server.symbols.resolve_go import _build_expr
+    from code_compass_server.symbols.resolve_tree import TreeScopes
+
+    write_tree(tmp_path, GO_SCOPES)
+    scopes, text = TreeScopes(tmp_path), GO_SCOPES["opts.go"]
+
+    def at(line: int, word: str, nth: int = 0) -> tuple[str, int] | None:
+        row = text.split("\n")[line - 1]
+        col = -1
+        for _ in range(nth + 1):
+            col = row.index(word, col + 1)
+        res = scopes.resolve("opts.go", "go", text, line - 1, col)
+        return (res.targets[0].path, res.targets[0].line) if res and res.targets else None
+
+    assert at(9, "filter") == ("opts.go", 3)  # the interface's method, not Options.filter
+    assert at(9, "opt", 1) == ("opts.go", 8)
+    assert at(10, "opt") == ("opts.go", 9)
+    assert at(14, "MyByte") == ("opts.go", 13)
+    assert at(18, "fast") == ("fast_unsafe.go", 5)
+    assert _build_expr("(darwin || linux) && !purego") and not _build_expr("windows")

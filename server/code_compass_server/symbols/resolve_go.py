@@ -9,6 +9,7 @@ slice). Imported packages and builtins are outside the workspace. Undecided: `No
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -111,6 +112,9 @@ class GoScopes:
         if pkg is not None and pkg.stamp == stamp:
             return pkg
         pkg = _Package(stamp, folder)
+        # Files the default build leaves out (`//go:build purego`, `_windows.go`) come last:
+        # a name declared in both is the built file's, as go/types sees the package.
+        parsed.sort(key=lambda p: not in_default_build(p))
         for p in parsed:
             for top in p.tree.root_node.named_children:
                 self._top_level(p, top, pkg)
@@ -382,19 +386,19 @@ class GoScopes:
             for st in scope.named_children:
                 if st.start_byte > pos:
                     break
-                out.extend(self._statement_decls(p, st))
+                out.extend(_in_scope(self._statement_decls(p, st), st, pos))
         elif t in ("for_statement", "if_statement", "expression_switch_statement",
                    "type_switch_statement"):  # fmt: skip
             for child in scope.named_children:
                 if child.type == "range_clause":
-                    out.extend(self._range_decls(p, child))
+                    out.extend(_in_scope(self._range_decls(p, child), child, pos))
                 elif child.type == "for_clause":
                     init = child.child_by_field_name("initializer")
                     if init is not None:
-                        out.extend(self._statement_decls(p, init))
+                        out.extend(_in_scope(self._statement_decls(p, init), init, pos))
             init = scope.child_by_field_name("initializer")
             if init is not None:
-                out.extend(self._statement_decls(p, init))
+                out.extend(_in_scope(self._statement_decls(p, init), init, pos))
             alias = scope.child_by_field_name("alias")
             for n in [alias] if alias is not None else []:
                 for ident in n.named_children if n.type == "expression_list" else [n]:
@@ -417,6 +421,12 @@ class GoScopes:
                 out.append(GoDecl(p.text_of(ident), ident, st, "var", p, value))
         elif st.type in ("var_declaration", "const_declaration"):
             out.extend(_specs(p, st, "var" if st.type == "var_declaration" else "const"))
+        elif st.type == "type_declaration":  # a type declared inside a function
+            for spec in st.named_children:
+                name = spec.child_by_field_name("name")
+                if spec.type in ("type_spec", "type_alias") and name is not None:
+                    typ = spec.child_by_field_name("type")
+                    out.append(GoDecl(p.text_of(name), name, spec, "type", p, typ))
         return out
 
     def _range_decls(self, p: Parsed, clause: Node) -> list[GoDecl]:
@@ -550,7 +560,8 @@ class GoScopes:
             return None
         if t == "type_identifier":
             name = p.text_of(node)
-            d = pkg.names.get(name)
+            local = self._local(p, node, name)
+            d = local if local is not None and local.kind == "type" else pkg.names.get(name)
             if d is not None and d.kind == "type":
                 return d
             return f"builtin.{name}" if name in GO_BUILTINS else None
@@ -699,11 +710,94 @@ class GoScopes:
         row, col = f.position(found.node)
         package = f.rel.rsplit("/", 1)[0].replace("/", ".") if "/" in f.rel else ""
         full = ".".join(x for x in (package, found.container, found.name) if x)
-        local = found.kind == "param" or (found.kind == "var" and _in_function(found.decl))
+        local = found.kind == "param" or (
+            found.kind in ("var", "type") and _in_function(found.decl)
+        )
         sig = f.line(row).strip()
         doc = "" if local else f.doc_before(found.decl)
         target = Target(f.rel, row + 1, col, found.name, found.kind, full, sig, doc, local)
         return Resolution((target,), "")
+
+
+# The default build the resolver assumes (what gopls and go/types use on a Linux machine):
+# these tags hold, as do `go1.N` release tags; any other tag (`purego`, `ignore`) does not.
+_DEFAULT_TAGS = frozenset({"linux", "amd64", "unix", "gc", "cgo"})
+_GOOS = frozenset(
+    {"aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "js",
+     "linux", "netbsd", "openbsd", "plan9", "solaris", "wasip1", "windows", "zos"}
+)  # fmt: skip
+_GOARCH = frozenset(
+    {"386", "amd64", "arm", "arm64", "loong64", "mips", "mipsle", "mips64", "mips64le",
+     "ppc64", "ppc64le", "riscv64", "s390x", "wasm"}
+)  # fmt: skip
+_BUILD_TOKEN = re.compile(r"\s*(\(|\)|!|&&|\|\||[\w.]+)")
+
+
+def in_default_build(p: Parsed) -> bool:
+    """Does the default build compile this file? Its `//go:build` line (before the package
+    clause) and its name's `_GOOS` / `_GOARCH` suffixes decide (`go help buildconstraint`)."""
+    stem = p.rel.rsplit("/", 1)[-1].removesuffix(".go").removesuffix("_test")
+    parts = stem.split("_")[1:]
+    if parts and parts[-1] in _GOARCH and parts[-1] not in _DEFAULT_TAGS:
+        return False
+    if parts and parts[-1] in _GOARCH:
+        parts = parts[:-1]
+    if parts and parts[-1] in _GOOS and parts[-1] not in _DEFAULT_TAGS:
+        return False
+    for top in p.tree.root_node.named_children:
+        if top.type == "package_clause":
+            break
+        text = p.text_of(top)
+        if top.type == "comment" and text.startswith("//go:build "):
+            return _build_expr(text.removeprefix("//go:build "))
+    return True
+
+
+def _build_expr(expr: str) -> bool:
+    """A build constraint's value under the default tags; an unreadable one holds."""
+    tokens: list[str] = []
+    at = 0
+    while at < len(expr.rstrip()):
+        m = _BUILD_TOKEN.match(expr, at)
+        if m is None:
+            return True
+        tokens.append(m.group(1))
+        at = m.end()
+    pos = 0
+
+    def peek() -> str:
+        return tokens[pos] if pos < len(tokens) else ""
+
+    def either() -> bool:  # a || b
+        nonlocal pos
+        value = both()
+        while peek() == "||":
+            pos += 1
+            value = both() or value
+        return value
+
+    def both() -> bool:  # a && b
+        nonlocal pos
+        value = one()
+        while peek() == "&&":
+            pos += 1
+            value = one() and value
+        return value
+
+    def one() -> bool:  # !a, (…), a tag
+        nonlocal pos
+        token = peek()
+        pos += 1
+        if token == "!":
+            return not one()
+        if token == "(":
+            value = either()
+            pos += 1  # ")"
+            return value
+        return token in _DEFAULT_TAGS or re.fullmatch(r"go1\.\d+", token) is not None
+
+    value = either()
+    return value if pos == len(tokens) else True
 
 
 def go_tool_ignores(rel: str) -> bool:
@@ -728,6 +822,15 @@ def assumed_package_name(path: str) -> str:
     for sep in (".", "-"):
         last = last.split(sep, 1)[0]
     return last
+
+
+def _in_scope(decls: list[GoDecl], st: Node, pos: int) -> list[GoDecl]:
+    """A local's scope begins at the end of its declaration (the Go spec): inside
+    `x := x.f()` the right side's `x` is the outer one; only the declared names themselves
+    are theirs."""
+    if st.end_byte <= pos:
+        return decls
+    return [d for d in decls if d.node.start_byte == pos]
 
 
 def _in_function(node: Node) -> bool:

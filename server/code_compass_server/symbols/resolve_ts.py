@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tree_sitter import Node
 
@@ -37,6 +37,13 @@ _IDENTS = frozenset(
 _EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
 
 
+# Type arguments in force: ((the type parameter's file, its start byte), the file the argument
+# is written in, the argument's type node). Keyed by the parameter's declaration, not its
+# name, so the bindings of a class and of its bases live side by side.
+TypeArgs = tuple[tuple[tuple[str, int], Parsed, Node], ...]
+_PROMISES = frozenset({"Promise", "PromiseLike"})
+
+
 @dataclass(frozen=True, slots=True)
 class Decl:
     name: str
@@ -46,6 +53,9 @@ class Decl:
     file: Parsed
     source: str = ""  # imports: the module specifier
     imported: str = ""  # imports: the exported name ("default", "*" for a namespace)
+    # classes, interfaces, object types and their members: the type arguments they were
+    # reached through (`b: Box<Foo>`, then `b.get()` of `get(): T` is a Foo)
+    type_args: TypeArgs = ()
 
 
 class TypeScriptScopes:
@@ -367,20 +377,19 @@ class TypeScriptScopes:
                 return self._member_of_type(self._declared_type(field, depth + 1), name, depth)
             if isinstance(field, Decl) and _is_getter(field.decl):
                 typ = self._type_decl(field.file, field.decl.child_by_field_name("return_type"),
-                                      depth + 1)  # fmt: skip
+                                      depth + 1, field.type_args)  # fmt: skip
                 return self._member_of_type(typ, name, depth)
             if isinstance(field, Decl) and field.kind in ("class", "module", "enum"):
                 return self._member_in(field, name, depth)
         if obj.type == "call_expression":
             return self._member_of_type(self._returned_type(parsed, obj, depth + 1), name, depth)
         if obj.type == "new_expression":  # `new C().m()`: an instance of C
-            ctor = obj.child_by_field_name("constructor")
-            if ctor is not None and ctor.type == "identifier":
-                made = self._lookup(parsed, ctor, parsed.text_of(ctor))
-                made_of = self._follow(made, depth + 1) if made is not None else None
-                if made is None and parsed.text_of(ctor) in JS_GLOBALS:
-                    made_of = f"lib.{parsed.text_of(ctor)}"
-                return self._member_of_type(made_of, name, depth)
+            return self._member_of_type(self._constructed(parsed, obj, depth + 1), name, depth)
+        if obj.type == "await_expression" and obj.named_children:
+            awaited = obj.named_children[0]
+            if awaited.type == "call_expression":  # `(await f()).m()`: f's `Promise<T>`'s T
+                typ = self._returned_type(parsed, awaited, depth + 1, awaited=True)
+                return self._member_of_type(typ, name, depth)
         if obj.type in ("parenthesized_expression", "non_null_expression") and obj.named_children:
             return self._member(parsed, obj.named_children[0], name, depth + 1)
         if obj.type in ("as_expression", "satisfies_expression") and len(obj.named_children) > 1:
@@ -411,17 +420,40 @@ class TypeScriptScopes:
         if typ is None or depth > MAX_FOLLOW:
             return None
         if typ.kind in ("class", "interface", "type literal"):
-            return self._class_member(typ.file, typ.decl, name, depth + 1)
+            member = self._class_member(typ.file, typ.decl, name, depth + 1, typ.type_args)
+            if isinstance(member, Decl) and typ.type_args:
+                # The member's types read the arguments the type was reached through.
+                member = replace(member, type_args=typ.type_args + member.type_args)
+            return member
         if typ.kind == "union":  # the first part that has the member (`string | {k: T}`)
             for part in _union_parts(typ.decl):
-                found = self._member_of_type(self._type_decl(typ.file, part, depth + 1), name,
+                found = self._member_of_type(self._type_decl(typ.file, part, depth + 1,
+                                                             typ.type_args), name,
                                              depth + 1)  # fmt: skip
                 if isinstance(found, Decl):
                     return found
         return None
 
-    def _returned_type(self, parsed: Parsed, call: Node, depth: int) -> Decl | str | None:
-        """The declared return type of a workspace function or method called by `call`."""
+    def _returned_type(
+        self, parsed: Parsed, call: Node, depth: int, awaited: bool = False
+    ) -> Decl | str | None:
+        """The declared return type of a workspace function or method called by `call`
+        (`awaited`: what awaiting it gives, the `T` of a `Promise<T>`)."""
+        returned = self._returned_node(parsed, call, depth)
+        if returned is None:
+            return None
+        if isinstance(returned, Decl):
+            return returned  # a call of a class (JavaScript factories): its instances
+        file, returns, env = returned
+        if awaited and returns is not None:
+            returns = self._promised(file, returns)
+        return self._annotated(file, returns, depth, env)
+
+    def _returned_node(
+        self, parsed: Parsed, call: Node, depth: int
+    ) -> Decl | tuple[Parsed, Node | None, TypeArgs] | None:
+        """The return type node of the workspace function or method `call` calls, with the
+        type arguments its receiver was reached through (a class called: the class)."""
         if depth > MAX_FOLLOW:
             return None
         callee = call.child_by_field_name("function")
@@ -437,12 +469,44 @@ class TypeScriptScopes:
         if not isinstance(fn, Decl):
             return None
         if fn.kind == "class":
-            return fn  # a call of a class (JavaScript factories): its instances
+            return fn
         node = fn.decl
         if node.type in ("variable_declarator", "public_field_definition"):
             value = node.child_by_field_name("value")
             node = value if value is not None else node  # const f = (…): T => …
-        return self._annotated(fn.file, node.child_by_field_name("return_type"), depth)
+        return fn.file, node.child_by_field_name("return_type"), fn.type_args
+
+    def _promised(self, parsed: Parsed, tnode: Node) -> Node:
+        """`Promise<T>` (the lib's, not a workspace type of that name): T; else the type."""
+        inner = tnode
+        while inner.type in ("type_annotation", "parenthesized_type") and inner.named_children:
+            inner = inner.named_children[0]
+        if inner.type == "generic_type":
+            name = inner.child_by_field_name("name")
+            targs = inner.child_by_field_name("type_arguments")
+            if (
+                name is not None
+                and targs is not None
+                and targs.named_children
+                and parsed.text_of(name) in _PROMISES
+                and self._lookup(parsed, name, parsed.text_of(name)) is None
+            ):
+                return targs.named_children[0]
+        return tnode
+
+    def _constructed(self, parsed: Parsed, new: Node, depth: int) -> Decl | str | None:
+        """`new C(…)` / `new Box<Foo>(…)`: an instance of C, with its type arguments."""
+        ctor = new.child_by_field_name("constructor")
+        if ctor is None or ctor.type != "identifier":
+            return None
+        made = self._lookup(parsed, ctor, parsed.text_of(ctor))
+        if made is None:
+            return f"lib.{parsed.text_of(ctor)}" if parsed.text_of(ctor) in JS_GLOBALS else None
+        made_of = self._follow(made, depth + 1)
+        targs = new.child_by_field_name("type_arguments")
+        if isinstance(made_of, Decl) and targs is not None:
+            return _bind(made_of, list(targs.named_children), parsed, ())
+        return made_of
 
     def _contextual_type(self, d: Decl, depth: int) -> Decl | str | None:
         """An unannotated parameter of a callback passed to a workspace function or
@@ -551,9 +615,11 @@ class TypeScriptScopes:
             return self._function_type(target.file, value, depth + 1)
         return None
 
-    def _annotated(self, parsed: Parsed, annotation: Node | None, depth: int) -> Decl | str | None:
+    def _annotated(
+        self, parsed: Parsed, annotation: Node | None, depth: int, env: TypeArgs = ()
+    ) -> Decl | str | None:
         """The class or interface a type annotation names (`: Foo`, `: Foo<T>`)."""
-        return self._type_decl(parsed, annotation, depth)
+        return self._type_decl(parsed, annotation, depth, env)
 
     def _declared_type(self, d: Decl, depth: int) -> Decl | str | None:
         """The class or interface a parameter, variable or field is declared as (its type
@@ -566,23 +632,46 @@ class TypeScriptScopes:
         if annotation is not None and whole is not None and whole.type == "object_pattern":
             # `({ a }: Opts)`: the annotation types the whole pattern; `a` is `Opts.a`.
             field = self._destructured_key(d)
-            typ = self._type_decl(d.file, annotation, depth + 1)
+            typ = self._type_decl(d.file, annotation, depth + 1, d.type_args)
             member = self._member_of_type(typ, field, depth + 1) if field else None
             return self._type_of_member(member, depth + 1)
         if annotation is not None and annotation.named_children:
-            return self._type_decl(d.file, annotation, depth + 1)
+            return self._type_decl(d.file, annotation, depth + 1, d.type_args)
+        loop = d.decl.parent
+        if (
+            loop is not None
+            and loop.type == "for_in_statement"
+            and loop.child_by_field_name("left") == d.decl
+            and d.decl.type == "identifier"
+        ):
+            operator = loop.child_by_field_name("operator")
+            if operator is None or d.file.text_of(operator) != "of":
+                return None  # `for (k in o)`: a key, a string
+            # `for (const x of xs)`: the element type of xs (`T[]`, `Array<T>`, …).
+            right = loop.child_by_field_name("right")
+            env: TypeArgs = ()
+            iterated = self._type_node_of(d.file, right, depth + 1)
+            if right is not None and right.type == "call_expression":  # `of b.all()`
+                returned = self._returned_node(d.file, right, depth + 1)
+                if isinstance(returned, tuple) and returned[1] is not None:
+                    iterated, env = (returned[0], returned[1]), returned[2]
+            element = self._element_type(*iterated, depth + 1) if iterated is not None else None
+            return self._type_decl(*element, depth + 1, env) if element is not None else None
         value = d.decl.child_by_field_name("value")
         pattern = d.decl.child_by_field_name("name")
         if value is not None and pattern is not None and pattern.type == "object_pattern":
             return self._destructured_type(d, value, depth + 1)
+        awaited = False
         while value is not None and value.type in ("await_expression", "non_null_expression",
                                                    "parenthesized_expression"):  # fmt: skip
+            awaited = awaited or value.type == "await_expression"
             value = value.named_children[0] if value.named_children else None
         if value is not None and value.type == "new_expression":
-            node = value.child_by_field_name("constructor")
+            return self._constructed(d.file, value, depth + 1)
         elif value is not None and value.type == "call_expression":
-            # `const s = createSubscriber(…)`: the function's declared return type.
-            return self._returned_type(d.file, value, depth + 1)
+            # `const s = createSubscriber(…)`: the function's declared return type (awaited:
+            # the `T` of its `Promise<T>`).
+            return self._returned_type(d.file, value, depth + 1, awaited)
         elif value is not None and value.type in ("as_expression", "satisfies_expression"):
             return self._type_decl(d.file, value.named_children[-1], depth + 1)
         elif value is not None and value.type in ("identifier", "member_expression"):
@@ -632,7 +721,7 @@ class TypeScriptScopes:
             return self._declared_type(field, depth + 1)
         if isinstance(field, Decl) and _is_getter(field.decl):
             return self._type_decl(field.file, field.decl.child_by_field_name("return_type"),
-                                   depth + 1)  # fmt: skip
+                                   depth + 1, field.type_args)  # fmt: skip
         return None
 
     def _enum_member(self, enum: Decl, name: str) -> Decl | None:
@@ -643,7 +732,9 @@ class TypeScriptScopes:
                 return Decl(name, key, m, "member", enum.file)
         return None
 
-    def _class_member(self, parsed: Parsed, cls: Node, name: str, depth: int) -> Decl | str | None:
+    def _class_member(
+        self, parsed: Parsed, cls: Node, name: str, depth: int, env: TypeArgs = ()
+    ) -> Decl | str | None:
         if depth > MAX_FOLLOW:
             return None
         body = cls if cls.type == "object_type" else cls.child_by_field_name("body")
@@ -668,16 +759,21 @@ class TypeScriptScopes:
                         if pattern is not None and parsed.text_of(pattern) == name:
                             return Decl(name, pattern, p, "member", parsed)
         if cls.type == "interface_declaration":
-            return self._interface_base_member(parsed, cls, name, depth)
-        return self._base_member(parsed, cls, name, depth)
+            return self._interface_base_member(parsed, cls, name, depth, env)
+        return self._base_member(parsed, cls, name, depth, env)
 
-    def _base_member(self, parsed: Parsed, cls: Node, name: str, depth: int) -> Decl | str | None:
-        """The member along the class's `extends` chain (what `super.name` names)."""
+    def _base_member(
+        self, parsed: Parsed, cls: Node, name: str, depth: int, env: TypeArgs = ()
+    ) -> Decl | str | None:
+        """The member along the class's `extends` chain (what `super.name` names); the
+        base's type parameters bound to the arguments of `extends Base<Foo>`."""
         heritage = next((c for c in cls.named_children if c.type == "class_heritage"), None)
         extends = None
+        targs = None
         if heritage is not None:
             clause = next((c for c in heritage.named_children if c.type == "extends_clause"), None)
             extends = clause.child_by_field_name("value") if clause is not None else None
+            targs = clause.child_by_field_name("type_arguments") if clause is not None else None
             if extends is None and clause is None and heritage.named_children:
                 extends = heritage.named_children[0]  # JavaScript: `extends X` directly
         if extends is None:
@@ -692,15 +788,18 @@ class TypeScriptScopes:
             if base is None and parsed.text_of(extends) in JS_GLOBALS:
                 return f"lib.{parsed.text_of(extends)}.{name}"
             return None
-        return self._class_member(target.file, target.decl, name, depth + 1)
+        if targs is not None:
+            target = _bind(target, list(targs.named_children), parsed, env)
+            return self._member_of_type(target, name, depth + 1)
+        return self._class_member(target.file, target.decl, name, depth + 1, env)
 
     def _interface_base_member(
-        self, parsed: Parsed, iface: Node, name: str, depth: int
+        self, parsed: Parsed, iface: Node, name: str, depth: int, env: TypeArgs = ()
     ) -> Decl | str | None:
         """`interface A extends B, C`: the member as the first base declaring it."""
         clause = next((c for c in iface.named_children if c.type == "extends_type_clause"), None)
         for base in clause.named_children if clause is not None else ():
-            found = self._member_of_type(self._type_decl(parsed, base, depth + 1), name, depth)
+            found = self._member_of_type(self._type_decl(parsed, base, depth + 1, env), name, depth)
             if isinstance(found, Decl):
                 return found
         return None
@@ -719,25 +818,29 @@ class TypeScriptScopes:
             p = p.parent
         return None
 
-    def _type_decl(self, parsed: Parsed, tnode: Node | None, depth: int) -> Decl | str | None:
+    def _type_decl(
+        self, parsed: Parsed, tnode: Node | None, depth: int, env: TypeArgs = ()
+    ) -> Decl | str | None:
         """The class, interface or object type a type node names, as the checker reads it:
         through aliases, `T | undefined`, `Partial<T>`-like wrappers of the lib, and type
-        literals (`{ a: T }`); a union of several object types is kept as a union."""
+        literals (`{ a: T }`); a union of several object types is kept as a union. `env`:
+        the type arguments in force (a type parameter names its argument; `Box<Foo>` binds
+        Box's parameters for its members)."""
         if tnode is None or depth > MAX_FOLLOW:
             return None
         t = tnode.type
         if t in ("type_annotation", "parenthesized_type", "readonly_type"):
             inner = tnode.named_children[0] if tnode.named_children else None
-            return self._type_decl(parsed, inner, depth + 1)
+            return self._type_decl(parsed, inner, depth + 1, env)
         if t == "object_type":
-            return Decl("{}", tnode, tnode, "type literal", parsed)
+            return Decl("{}", tnode, tnode, "type literal", parsed, type_args=env)
         if t == "union_type":
             parts = [c for c in _union_parts(tnode) if not _is_nullish(parsed, c)]
             if len(parts) == 1:
-                return self._type_decl(parsed, parts[0], depth + 1)
-            return Decl("|", tnode, tnode, "union", parsed) if parts else None
+                return self._type_decl(parsed, parts[0], depth + 1, env)
+            return Decl("|", tnode, tnode, "union", parsed, type_args=env) if parts else None
         if t == "intersection_type":  # `A & { b: T }`: the members of every part
-            return Decl("&", tnode, tnode, "union", parsed)
+            return Decl("&", tnode, tnode, "union", parsed, type_args=env)
         name_node = tnode
         args: list[Node] = []
         if t == "generic_type":
@@ -750,12 +853,24 @@ class TypeScriptScopes:
         found = self._lookup(parsed, name_node, type_name)
         if found is None:
             if type_name in SAME_SHAPE_WRAPPERS and args:
-                return self._type_decl(parsed, args[0], depth + 1)
+                return self._type_decl(parsed, args[0], depth + 1, env)
             return f"lib.{type_name}" if type_name in JS_GLOBALS else None
         target = self._follow(found, depth + 1)
+        if isinstance(target, Decl) and target.kind == "type parameter":
+            key = (target.file.rel, target.decl.start_byte)
+            bound = next(((f, n) for k, f, n in env if k == key), None)
+            if bound is not None:
+                return self._type_decl(*bound, depth + 1, env)
+            # Unbound `T extends Foo`: its members are Foo's, as the checker reads them.
+            constraint = target.decl.child_by_field_name("constraint")
+            if constraint is not None and constraint.named_children:
+                return self._type_decl(target.file, constraint.named_children[0], depth + 1, env)
+            return None
+        if isinstance(target, Decl) and (args or env):
+            target = _bind(target, args, parsed, env)
         if isinstance(target, Decl) and target.kind == "type_alias":
             return self._type_decl(target.file, target.decl.child_by_field_name("value"),
-                                   depth + 1)  # fmt: skip
+                                   depth + 1, target.type_args)  # fmt: skip
         return target
 
     def _type_node_of(
@@ -837,6 +952,22 @@ class TypeScriptScopes:
         if isinstance(found, str):
             return Resolution((), found)
         return Resolution((_target(found),), "")
+
+
+def _bind(target: Decl, args: list[Node], parsed: Parsed, env: TypeArgs) -> Decl:
+    """`target` reached through `Name<args…>` (written in `parsed`, where `env` is in
+    force): its type parameters bound to the arguments, or to their defaults."""
+    params = target.decl.child_by_field_name("type_parameters")
+    bound: list[tuple[tuple[str, int], Parsed, Node]] = []
+    for i, tp in enumerate(params.named_children if params is not None else ()):
+        key = (target.file.rel, tp.start_byte)
+        if i < len(args):
+            bound.append((key, parsed, args[i]))
+            continue
+        default = tp.child_by_field_name("value")
+        if default is not None and default.named_children:
+            bound.append((key, target.file, default.named_children[0]))
+    return replace(target, type_args=(*bound, *env)) if bound or env else target
 
 
 def _overload(found: Decl | str | None, callee: Node) -> Decl | str | None:
