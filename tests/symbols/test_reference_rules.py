@@ -330,3 +330,58 @@ def test_go_scopes_begin_after_the_declaration_and_the_default_build_decides(
     assert at(14, "MyByte") == ("opts.go", 13)
     assert at(18, "fast") == ("fast_unsafe.go", 5)
     assert _build_expr("(darwin || linux) && !purego") and not _build_expr("windows")
+
+
+TS_TYPES = {
+    "src/config.ts": (
+        "export interface Cursor { close(): void }\n"  # 1
+        "export interface Conn { connect(): void }\n"  # 2
+        "export interface Client {\n"  # 3
+        "  query(sql: string, params: unknown[]): Promise<number>\n"  # 4
+        "  query(cursor: Cursor): Cursor\n"  # 5
+        "  end(): void\n"  # 6
+        "}\n"  # 7
+        "export interface PoolClient extends Omit<Client, 'end'> { release(): void }\n"  # 8
+        "export interface Config {\n"  # 9
+        "  control?: { (uri: string): Conn }\n"  # 10
+        "  make: (n: number) => Conn\n"  # 11
+        "}\n"  # 12
+    ),
+    "src/driver.ts": (
+        "import { Cursor, PoolClient, Config } from './config'\n"  # 1
+        "export class Driver {\n"  # 2
+        "  #client: PoolClient\n"  # 3
+        "  #control: Config['control']\n"  # 4
+        "  #make: Config['make']\n"  # 5
+        "  run(c: Cursor): void {\n"  # 6
+        "    const cursor = this.#client.query(c)\n"  # 7
+        "    cursor.close()\n"  # 8
+        "    this.#control!('x').connect()\n"  # 9
+        "    const made = this.#make(1)\n"  # 10
+        "    made.connect()\n"  # 11
+        "  }\n"  # 12
+        "}\n"  # 13
+    ),
+}
+
+
+def test_typescript_lib_subsets_indexed_types_overloads_and_call_signatures(
+    tmp_path: Path,
+) -> None:
+    """`Omit<Client, 'end'>` has Client's members; `Config['control']` is that member's
+    type; a call's overload is the one its arity picks (`query(cursor)` returns a Cursor);
+    calling a value uses its type's call signature (`{ (uri): Conn }`, `(n) => Conn`)."""
+    from code_compass_server.symbols.resolve_tree import TreeScopes
+
+    write_tree(tmp_path, TS_TYPES)
+    scopes, text = TreeScopes(tmp_path), TS_TYPES["src/driver.ts"]
+
+    def at(line: int, word: str) -> tuple[str, int] | None:
+        col = text.split("\n")[line - 1].index(word)
+        res = scopes.resolve("src/driver.ts", "typescript", text, line - 1, col)
+        return (res.targets[0].path, res.targets[0].line) if res and res.targets else None
+
+    assert at(7, "query") == ("src/config.ts", 5)
+    assert at(8, "close") == ("src/config.ts", 1)
+    assert at(9, "connect") == ("src/config.ts", 2)
+    assert at(11, "connect") == ("src/config.ts", 2)

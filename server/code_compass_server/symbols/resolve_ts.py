@@ -42,6 +42,8 @@ _EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
 # name, so the bindings of a class and of its bases live side by side.
 TypeArgs = tuple[tuple[tuple[str, int], Parsed, Node], ...]
 _PROMISES = frozenset({"Promise", "PromiseLike"})
+# `Omit<T, K>` / `Pick<T, K>`: some of T's members, each declared by T.
+_SUBSET_WRAPPERS = frozenset({"Omit", "Pick"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,15 +459,24 @@ class TypeScriptScopes:
         if depth > MAX_FOLLOW:
             return None
         callee = call.child_by_field_name("function")
+        named = callee  # `f!(…)`, `(f)(…)`: f
+        while named is not None and named.type in ("non_null_expression",
+                                                   "parenthesized_expression"):  # fmt: skip
+            named = named.named_children[0] if named.named_children else None
         fn: Decl | str | None = None
-        if callee is not None and callee.type == "identifier":
-            found = self._lookup(parsed, callee, parsed.text_of(callee))
+        if named is not None and named.type == "identifier":
+            found = self._lookup(parsed, named, parsed.text_of(named))
             fn = self._follow(found, depth + 1) if found is not None else None
-        elif callee is not None and callee.type == "member_expression":
-            obj = callee.child_by_field_name("object")
-            prop = callee.child_by_field_name("property")
+        elif named is not None and named.type == "member_expression":
+            obj = named.child_by_field_name("object")
+            prop = named.child_by_field_name("property")
             if obj is not None and prop is not None:
-                fn = self._member(parsed, obj, parsed.text_of(prop), depth + 1)
+                if prop.type == "private_property_identifier":
+                    fn = self._private_member(parsed, prop, parsed.text_of(prop))
+                else:
+                    fn = self._member(parsed, obj, parsed.text_of(prop), depth + 1)
+        if callee is not None:
+            fn = _overload(fn, callee)  # the signature this call's arity picks
         if not isinstance(fn, Decl):
             return None
         if fn.kind == "class":
@@ -474,7 +485,19 @@ class TypeScriptScopes:
         if node.type in ("variable_declarator", "public_field_definition"):
             value = node.child_by_field_name("value")
             node = value if value is not None else node  # const f = (…): T => …
-        return fn.file, node.child_by_field_name("return_type"), fn.type_args
+        returns = node.child_by_field_name("return_type")
+        if returns is None and fn.kind in ("member", "variable", "param"):
+            # A value called: its type's call signature (`f: (x) => T`, `{ (x): T }`).
+            annotation = fn.decl.child_by_field_name("type")
+            fn_type = self._function_type(fn.file, annotation, depth + 1)
+            if fn_type is not None:
+                return fn_type[0], fn_type[1].child_by_field_name("return_type"), fn.type_args
+            typ = self._declared_type(fn, depth + 1)
+            if isinstance(typ, Decl) and typ.kind == "type literal":
+                sig = next((c for c in typ.decl.named_children if c.type == "call_signature"), None)
+                if sig is not None:
+                    return typ.file, sig.child_by_field_name("return_type"), typ.type_args
+        return fn.file, returns, fn.type_args
 
     def _promised(self, parsed: Parsed, tnode: Node) -> Node:
         """`Promise<T>` (the lib's, not a workspace type of that name): T; else the type."""
@@ -605,6 +628,16 @@ class TypeScriptScopes:
             return self._function_type(parsed, inner, depth + 1)
         if tnode.type == "function_type":
             return parsed, tnode
+        if tnode.type == "lookup_type" and len(tnode.named_children) == 2:
+            owner, index = tnode.named_children  # `Config['make']`: that member's type
+            key = _string(parsed, index.named_children[0]) if index.named_children else ""
+            member = self._member_of_type(self._type_decl(parsed, owner, depth + 1), key,
+                                          depth + 1) if key else None  # fmt: skip
+            if isinstance(member, Decl):
+                return self._function_type(
+                    member.file, member.decl.child_by_field_name("type"), depth + 1
+                )
+            return None
         name = tnode.child_by_field_name("name") if tnode.type == "generic_type" else tnode
         if name is None or name.type != "type_identifier":
             return None
@@ -841,6 +874,15 @@ class TypeScriptScopes:
             return Decl("|", tnode, tnode, "union", parsed, type_args=env) if parts else None
         if t == "intersection_type":  # `A & { b: T }`: the members of every part
             return Decl("&", tnode, tnode, "union", parsed, type_args=env)
+        if t == "lookup_type" and len(tnode.named_children) == 2:
+            # `Config['pool']`: the type the member `pool` of Config is declared with.
+            owner, index = tnode.named_children
+            key = _string(parsed, index.named_children[0]) if index.named_children else ""
+            if not key:
+                return None
+            member = self._member_of_type(self._type_decl(parsed, owner, depth + 1, env), key,
+                                          depth + 1)  # fmt: skip
+            return self._type_of_member(member, depth + 1)
         name_node = tnode
         args: list[Node] = []
         if t == "generic_type":
@@ -852,7 +894,7 @@ class TypeScriptScopes:
         type_name = parsed.text_of(name_node)
         found = self._lookup(parsed, name_node, type_name)
         if found is None:
-            if type_name in SAME_SHAPE_WRAPPERS and args:
+            if (type_name in SAME_SHAPE_WRAPPERS or type_name in _SUBSET_WRAPPERS) and args:
                 return self._type_decl(parsed, args[0], depth + 1, env)
             return f"lib.{type_name}" if type_name in JS_GLOBALS else None
         target = self._follow(found, depth + 1)
@@ -1001,7 +1043,7 @@ def _overload(found: Decl | str | None, callee: Node) -> Decl | str | None:
         if required <= n_args and (rest or n_args <= len(plist)):
             key = decl.child_by_field_name("name")
             if key is not None:
-                return Decl(found.name, key, decl, found.kind, found.file)
+                return replace(found, node=key, decl=decl)
     return found
 
 
