@@ -899,8 +899,8 @@ class TypeScriptScopes:
             return f"lib.{type_name}" if type_name in JS_GLOBALS else None
         target = self._follow(found, depth + 1)
         if isinstance(target, Decl) and target.kind == "type parameter":
-            key = (target.file.rel, target.decl.start_byte)
-            bound = next(((f, n) for k, f, n in env if k == key), None)
+            param = (target.file.rel, target.decl.start_byte)
+            bound = next(((f, n) for k, f, n in env if k == param), None)
             if bound is not None:
                 return self._type_decl(*bound, depth + 1, env)
             # Unbound `T extends Foo`: its members are Foo's, as the checker reads them.
