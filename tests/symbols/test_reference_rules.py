@@ -140,6 +140,9 @@ def test_a_quote_in_a_regular_expression_or_a_rune_opens_no_string() -> None:
     assert code_columns_in(ts, "typescript", "append") == {7: [9], 8: [26]}
     assert code_columns_in("a = b / c / d\nd()\n", "typescript", "d") == {1: [12], 2: [0]}
     assert code_columns_in(GO["parser/parser.go"], "go", "Advance") == {10: [8]}
+    # A regular expression at a line's start: `//` inside it is no comment.
+    line_start = "f(\n  /^https?:\\/\\//.test(u) ? u : `x${join(u)}`,\n)\n"
+    assert code_columns_in(line_start, "typescript", "join") == {2: [35]}
 
 
 def test_renamed_imports_are_found_in_import_and_export_lists() -> None:

@@ -33,10 +33,11 @@ _PYTHON_NOISE = re.compile(
 )
 # JavaScript/TypeScript regular expression literals (`/[\\'"]/g`, `/`/g`): a quote or a
 # backquote inside one must not open a string. A `/` starts one only where an expression can
-# start: after an operator, an opening bracket, a comma, `;` or `return`, never after an
-# operand (`a / b`) — the rule JavaScript's own grammar applies.
+# start: after an operator, an opening bracket, a comma, `;`, `return` or at a line's start
+# (an argument on a line of its own), never after an operand (`a / b`) — the rule
+# JavaScript's own grammar applies.
 _JS_REGEX = (
-    r"(?:(?<=[(,=:\[!&|?{};~^%*+<>-])|(?<=\breturn))[ \t]*"
+    r"(?:(?<=[(,=:\[!&|?{};~^%*+<>\n-])|(?<=\breturn))[ \t]*"
     r"/(?![/*])(?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n\[])+/[a-z]*"
 )
 _JS_FAMILY = frozenset({"typescript", "tsx", "javascript"})
