@@ -156,16 +156,21 @@ class UsageResolver:
                 self._queued.discard(key)
 
     def finish_now(
-        self, root: Path, left: _Left, max_parse_bytes: int | None = BACKGROUND_PARSE_MAX_BYTES
+        self,
+        root: Path,
+        left: _Left,
+        max_parse_bytes: int | None = BACKGROUND_PARSE_MAX_BYTES,
+        deadline: float | None = None,
     ) -> bool:
         """Resolve what `classify` left, in this thread (parse trees, then jedi for Python);
         answers are stored for the next `classify`. True when any answer changed.
         `max_parse_bytes`: larger files are not parsed (a request that waits for the answer,
-        not the lens's background thread, passes None)."""
+        not the lens's background thread, passes None); past `deadline` (perf_counter) the
+        files left stay undecided."""
         changed = False
         for rel, stamp, buffer, positions in left:
             language = language_for(rel)
-            if self._closed.is_set():
+            if self._closed.is_set() or (deadline is not None and time.perf_counter() > deadline):
                 return changed
             if language is None:
                 continue

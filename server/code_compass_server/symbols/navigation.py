@@ -164,7 +164,7 @@ class SymbolNavigator:
         usages, left = self.usages.classify(root, wanted, candidates, text_of, 1.0)
         if left and time.perf_counter() < deadline:
             # The caller waits for this answer: no background size limit on parses.
-            self.usages.finish_now(root, left, max_parse_bytes=None)
+            self.usages.finish_now(root, left, max_parse_bytes=None, deadline=deadline)
             usages, _ = self.usages.classify(root, wanted, candidates, text_of, 0.0)
         symbol = _qualified(targets[0], self.source.symbols_named(name, project))
         first = targets[0].path
