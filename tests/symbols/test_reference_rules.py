@@ -300,6 +300,14 @@ GO_SCOPES = {
         "}\n"  # 16
         "\n"  # 17
         "func use() bool { return fast }\n"  # 18
+        "\n"  # 19
+        "type stats struct{ removed int }\n"  # 20
+        "\n"  # 21
+        "func merge(groups []stats) int {\n"  # 22
+        "\tgroups, orig := groups[:0], groups\n"  # 23
+        "\tprev := &groups[0]\n"  # 24
+        "\treturn prev.removed + orig[0].removed\n"  # 25
+        "}\n"  # 26
     ),
     "fast_purego.go": "//go:build purego\n\npackage opts\n\nconst fast = false\n",
     "fast_unsafe.go": "//go:build !purego\n\npackage opts\n\nconst fast = true\n",
@@ -332,6 +340,8 @@ def test_go_scopes_begin_after_the_declaration_and_the_default_build_decides(
     assert at(10, "opt") == ("opts.go", 9)
     assert at(14, "MyByte") == ("opts.go", 13)
     assert at(18, "fast") == ("fast_unsafe.go", 5)
+    assert at(25, "removed") == ("opts.go", 20)  # `groups[:0]` is a []stats too
+    assert at(25, "removed", 1) == ("opts.go", 20)
     assert _build_expr("(darwin || linux) && !purego") and not _build_expr("windows")
 
 
@@ -362,8 +372,10 @@ TS_TYPES = {
         "    this.#control!('x').connect()\n"  # 9
         "    const made = this.#make(1)\n"  # 10
         "    made.connect()\n"  # 11
-        "  }\n"  # 12
-        "}\n"  # 13
+        "    const state = { done: false, inner: { count: 1 } }\n"  # 12
+        "    state.done = state.inner.count > 0\n"  # 13
+        "  }\n"  # 14
+        "}\n"  # 15
     ),
 }
 
@@ -388,3 +400,9 @@ def test_typescript_lib_subsets_indexed_types_overloads_and_call_signatures(
     assert at(8, "close") == ("src/config.ts", 1)
     assert at(9, "connect") == ("src/config.ts", 2)
     assert at(11, "connect") == ("src/config.ts", 2)
+    declared, used = text.split("\n")[11:13]
+    for word in ("done", "count"):
+        res = scopes.resolve("src/driver.ts", "typescript", text, 12, used.index(word))
+        assert res is not None and [(t.line, t.column) for t in res.targets] == [
+            (12, declared.index(word))
+        ]  # an object literal's own property

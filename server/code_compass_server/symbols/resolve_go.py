@@ -615,6 +615,13 @@ class GoScopes:
             d = self._lookup(p, pkg, expr, p.text_of(expr))
             if not isinstance(d, GoDecl) or d.type is None:
                 return None
+            if d.decl.type == "short_var_declaration" and d.type.type in (
+                "slice_expression",
+                "identifier",
+                "selector_expression",
+            ):
+                # `xs := ys[1:]`, `orig := ys`: the same slice type as ys.
+                return self._container_type(d.file, pkg, d.type, depth + 1)
             if d.decl.type == "short_var_declaration" or (
                 d.kind in ("var", "const") and d.type.type == "composite_literal"
             ):
@@ -638,6 +645,11 @@ class GoScopes:
             member = self._selector(p, pkg, operand, p.text_of(fld), depth + 1)
             if isinstance(member, GoDecl) and member.kind == "field" and member.type is not None:
                 return member.file, member.type
+        if expr.type in ("slice_expression", "parenthesized_expression"):
+            inner = expr.child_by_field_name("operand") or (
+                expr.named_children[0] if expr.named_children else None
+            )
+            return self._container_type(p, pkg, inner, depth + 1) if inner is not None else None
         return None
 
     def _member(self, pkg: _Package, typ: GoDecl, name: str, depth: int) -> GoDecl | str | None:

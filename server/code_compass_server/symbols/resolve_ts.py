@@ -427,6 +427,16 @@ class TypeScriptScopes:
                 # The member's types read the arguments the type was reached through.
                 member = replace(member, type_args=typ.type_args + member.type_args)
             return member
+        if typ.kind == "object literal":
+            for prop in typ.decl.named_children:
+                key = (
+                    prop
+                    if prop.type == "shorthand_property_identifier"
+                    else (prop.child_by_field_name("key") or prop.child_by_field_name("name"))
+                )
+                if key is not None and typ.file.text_of(key) == name:
+                    return Decl(name, key, prop, "member", typ.file)
+            return None
         if typ.kind == "union":  # the first part that has the member (`string | {k: T}`)
             for part in _union_parts(typ.decl):
                 found = self._member_of_type(self._type_decl(typ.file, part, depth + 1,
@@ -701,6 +711,9 @@ class TypeScriptScopes:
             value = value.named_children[0] if value.named_children else None
         if value is not None and value.type == "new_expression":
             return self._constructed(d.file, value, depth + 1)
+        if value is not None and value.type == "object":
+            # `const state = { done: false }`: the literal's own properties.
+            return Decl("{}", value, value, "object literal", d.file)
         elif value is not None and value.type == "call_expression":
             # `const s = createSubscriber(…)`: the function's declared return type (awaited:
             # the `T` of its `Promise<T>`).
