@@ -27,6 +27,8 @@ MAX_OBJECTS = 400_000  # a larger value is left to the collector (the check hold
 _HOLD_SWITCH_S = 30.0  # the switch interval between the two counts: no thread switch there
 _OUR_REFS = 2  # while counting: the walk's list and getrefcount's argument
 _ROOT_REFS = 3  # the root's: the caller's last one and the two functions' arguments
+_COUNT_SLICE = 20_000  # references counted per C call (~2 ms) after the snapshot
+_DROP_SLICE = 5_000  # cleared objects let go per step: their deallocation holds the GIL
 
 
 def free_if_unreachable(value: object) -> bool:
@@ -41,6 +43,8 @@ def free_if_unreachable(value: object) -> bool:
     # starts) may let other threads run between objects.
     for obj in objects:
         _clear(obj, own)
+    while objects:  # freed a slice at a time, not in one deallocation of them all
+        del objects[-_DROP_SLICE:]
     return True
 
 
@@ -64,17 +68,23 @@ def _objects(root: object, own: str) -> list[object] | None:
 
 def _unreachable(objects: list[object], root: object) -> bool:
     """Every reference to every object comes from inside (and to the root: the caller's,
-    `free_if_unreachable`'s argument and this function's, three more). Both counts are taken
-    by C calls that run no bytecode, so no other thread runs inside either, and thread
-    switches are held off between the two: they are one snapshot of the heap."""
+    `free_if_unreachable`'s argument and this function's, three more). The reference counts
+    and the references the objects hold are read by two C calls that run no bytecode, with
+    thread switches held off between them: one snapshot of the heap. Only those two calls
+    hold the GIL together (a few ms for a large module's parse); the references read are
+    counted afterwards, a slice at a time, from the list the second call returned (it keeps
+    what it lists alive, so the ids stay theirs)."""
     previous = sys.getswitchinterval()
     sys.setswitchinterval(_HOLD_SWITCH_S)
     try:
-        inside = Counter(map(id, gc.get_referents(*objects)))
         counts = list(map(sys.getrefcount, objects))
+        held = gc.get_referents(*objects)
     finally:
         sys.setswitchinterval(previous)
         time.sleep(0)  # let go of the GIL: a thread that waited meanwhile runs now
+    inside: Counter[int] = Counter()
+    for start in range(0, len(held), _COUNT_SLICE):
+        inside.update(map(id, held[start : start + _COUNT_SLICE]))  # other threads run between
     for obj, count in zip(objects, counts, strict=True):
         extra = _ROOT_REFS if obj is root else 0
         if count - _OUR_REFS - extra != inside[id(obj)]:
