@@ -147,7 +147,8 @@ class CollectionPacer:
 
     def release(self) -> int:
         """Free the evicted parses nothing holds (never while a request resolves); then, when
-        something was freed a while ago, give the heap's free pages back. How many were freed."""
+        something was freed or requests were served, at most every _TRIM_EVERY_S, give the
+        heap's free pages back. How many were freed."""
         if self._busy():
             return 0
         freed, waiting = release_retired()
@@ -156,7 +157,10 @@ class CollectionPacer:
             log.debug("%d evicted parses freed (%d in all), %d held", freed, self.released, waiting)
         self._freed_since_trim += freed
         now = time.monotonic()
-        if self._freed_since_trim and now - self._trimmed_at >= _TRIM_EVERY_S:
+        # Requests free memory too (answers, searches, acyclic parses evicted): the pages are
+        # given back while they come, not only after parses were freed (~1 ms a trim).
+        worked = self._last_activity > self._trimmed_at
+        if (self._freed_since_trim or worked) and now - self._trimmed_at >= _TRIM_EVERY_S:
             self._trimmed_at = now
             self._freed_since_trim = 0
             trim_heap()
