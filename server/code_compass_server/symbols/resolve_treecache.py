@@ -14,9 +14,9 @@ from code_compass_server.index.chunk.treesitter import parser_for
 from code_compass_server.index.languages import language_for
 from code_compass_server.symbols.stamped_cache import StampedCache
 
-# 128 files of a few kB (date-fns: 16 MB of trees) cover what a navigation session revisits;
+# 64 files of a few kB (date-fns: ~10 MB of trees) cover what a navigation session revisits;
 # parsing a small file again costs about a millisecond.
-TREE_CACHE_FILES = 128
+TREE_CACHE_FILES = 64
 _NEWLINE = re.compile(b"\n")
 # A declaration's doc comment sits above these when the declaration is their first part.
 _DOC_WRAPPERS = frozenset(
