@@ -22,13 +22,15 @@ lexical index and the symbol table only).
 
 Targets: hover p95 <= 30 ms idle at Django scale; every request p95 <= 100 ms during indexing.
 
-    python scripts/bench_lsp.py [--corpus django|flask] [--embed] [--samples 150]
+    python scripts/bench_lsp.py [--corpus django|flask|date-fns] [--embed] [--samples 150]
+        [--replay SECONDS] [--no-index-phase] [--storage-from DIR] [--trace-stalls FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import re
 import shutil
@@ -365,11 +367,22 @@ async def main() -> int:
         "memory over time)",
     )  # fmt: skip
     ap.add_argument(
+        "--trace-stalls", type=Path, metavar="FILE",
+        help="the server writes what held the GIL whenever it stalled over 80 ms, and its "
+        "collections over 20 ms, to FILE.<pid> (scripts/stall_trace/)",
+    )  # fmt: skip
+    ap.add_argument(
         "--no-index-phase", action="store_true",
         help="skip the phase where a second copy of the corpus is indexed",
     )  # fmt: skip
     args = ap.parse_args()
 
+    if args.trace_stalls is not None:  # the server (a child) inherits both
+        os.environ["CC_STALL_LOG"] = str(args.trace_stalls.resolve())
+        trace = str(Path(__file__).resolve().parent / "stall_trace")
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            p for p in (trace, os.environ.get("PYTHONPATH", "")) if p
+        )
     source, package, suffix, language = CORPORA[args.corpus]
     root = source()
     rng = random.Random(args.seed)

@@ -11,6 +11,12 @@ searches; symbol lookups (the tables a hover and a lens read); the embedding mod
 vectors of an embedded project two ways: loaded into memory (`VectorStore`, what the
 language server holds) and memory-mapped (`VectorReader`, what a query process reads), each
 with searches. Run as its own process: the figures are this process's, nothing else's.
+
+    .venv/bin/python scripts/bench_memory.py --parses-only
+
+The resolvers' parse caches, filled as a navigation session fills them: tree-sitter parses
+of date-fns files (as many as the cache keeps) and Python parses of Django modules (until the
+cache's byte bound evicts), each with the source bytes it holds.
 """
 
 from __future__ import annotations
@@ -60,8 +66,12 @@ def main() -> None:
     ap.add_argument("--lexical-store", type=Path, default=ROOT / "bench-data/store/django")
     ap.add_argument("--vector-store", type=Path, default=ROOT / "bench-data/store/date-fns")
     ap.add_argument("--searches", type=int, default=50)
+    ap.add_argument("--parses-only", action="store_true", help="only the parse caches' steps")
     args = ap.parse_args()
     ledger = Ledger()
+    if args.parses_only:
+        parse_caches(ledger)
+        return
     import numpy  # noqa: F401 - a server holds it: counted with the imports
 
     from code_compass_server.engine import Engine
@@ -108,6 +118,36 @@ def main() -> None:
         reader.search(queries[i % len(queries)], 20)
     ledger.row(f"{args.searches} vector searches, mapped (VectorReader)")
     reader.close()
+    parse_caches(ledger)
+
+
+def parse_caches(ledger: Ledger) -> None:
+    """The resolvers' caches filled to their bounds (entries or source bytes)."""
+    from code_compass_server.index.heap import trim_heap
+    from code_compass_server.symbols.resolve_python import PythonScopes
+    from code_compass_server.symbols.resolve_treecache import TREE_CACHE_FILES, TreeFiles
+    from code_compass_server.symbols.stamped_cache import release_retired
+
+    ledger.row("resolver modules imported")
+    root = date_fns_source()
+    trees = TreeFiles(root)
+    files = sorted(f.relative_to(root).as_posix() for f in root.rglob("*.js"))
+    held = [trees.load(rel) for rel in files[:TREE_CACHE_FILES]]
+    source = sum(len(p.source) for p in held if p is not None)
+    ledger.row(f"tree-sitter: {len(held)} date-fns files ({source / 1e6:.2f} MB source)")
+    del held, trees
+    trim_heap()
+    ledger.row("tree-sitter cache dropped")
+    root = django_source()
+    scopes = PythonScopes(root)
+    modules = sorted(f.relative_to(root).as_posix() for f in (root / "django").rglob("*.py"))
+    for rel in modules:
+        scopes.module(rel)
+    while release_retired()[1]:  # the evicted parses, freed as the server's pacer frees them
+        pass
+    trim_heap()  # and their pages given back, as the pacer does
+    held, source = scopes._files.size()  # what the cache keeps once its bounds evicted the rest
+    ledger.row(f"Python: {len(modules)} Django modules, {held} kept ({source / 1e6:.2f} MB src)")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ MAX_OBJECTS = 400_000  # a larger value is left to the collector (the check hold
 _HOLD_SWITCH_S = 30.0  # the switch interval between the two counts: no thread switch there
 _OUR_REFS = 2  # while counting: the walk's list and getrefcount's argument
 _ROOT_REFS = 3  # the root's: the caller's last one and the two functions' arguments
+_COUNT_SLICE = 20_000  # references counted per C call (~2 ms) after the snapshot
+_DROP_SLICE = 5_000  # cleared objects let go per step: their deallocation holds the GIL
 
 
 def free_if_unreachable(value: object) -> bool:
@@ -41,40 +43,58 @@ def free_if_unreachable(value: object) -> bool:
     # starts) may let other threads run between objects.
     for obj in objects:
         _clear(obj, own)
+    while objects:  # freed a slice at a time, not in one deallocation of them all
+        del objects[-_DROP_SLICE:]
     return True
 
 
 def _objects(root: object, own: str) -> list[object] | None:
+    """The value's own objects, a level at a time: one C call lists what a level refers to
+    (a slice of it at most), the loop keeps what is the value's (twice as fast as walking
+    the objects one by one, and this walk runs for every evicted parse)."""
     seen = {id(root)}
     found = [root]
-    stack = [root]
-    while stack:
-        for ref in gc.get_referents(stack.pop()):
-            if id(ref) in seen or not gc.is_tracked(ref) or isinstance(ref, (type, *_SHARED)):
+    level = [root]
+    skip = (type, *_SHARED)
+    while level:
+        refs = [
+            ref
+            for start in range(0, len(level), _COUNT_SLICE)
+            for ref in gc.get_referents(*level[start : start + _COUNT_SLICE])
+        ]
+        level = []
+        for ref in refs:
+            if id(ref) in seen or not gc.is_tracked(ref) or isinstance(ref, skip):
                 continue
             if not isinstance(ref, _CONTAINERS) and type(ref).__module__ != own:
                 continue
             seen.add(id(ref))
-            found.append(ref)
-            stack.append(ref)
-            if len(found) > MAX_OBJECTS:
-                return None
+            level.append(ref)
+        found += level
+        if len(found) > MAX_OBJECTS:
+            return None
     return found
 
 
 def _unreachable(objects: list[object], root: object) -> bool:
     """Every reference to every object comes from inside (and to the root: the caller's,
-    `free_if_unreachable`'s argument and this function's, three more). Both counts are taken
-    by C calls that run no bytecode, so no other thread runs inside either, and thread
-    switches are held off between the two: they are one snapshot of the heap."""
+    `free_if_unreachable`'s argument and this function's, three more). The reference counts
+    and the references the objects hold are read by two C calls that run no bytecode, with
+    thread switches held off between them: one snapshot of the heap. Only those two calls
+    hold the GIL together (a few ms for a large module's parse); the references read are
+    counted afterwards, a slice at a time, from the list the second call returned (it keeps
+    what it lists alive, so the ids stay theirs)."""
     previous = sys.getswitchinterval()
     sys.setswitchinterval(_HOLD_SWITCH_S)
     try:
-        inside = Counter(map(id, gc.get_referents(*objects)))
         counts = list(map(sys.getrefcount, objects))
+        held = gc.get_referents(*objects)
     finally:
         sys.setswitchinterval(previous)
         time.sleep(0)  # let go of the GIL: a thread that waited meanwhile runs now
+    inside: Counter[int] = Counter()
+    for start in range(0, len(held), _COUNT_SLICE):
+        inside.update(map(id, held[start : start + _COUNT_SLICE]))  # other threads run between
     for obj, count in zip(objects, counts, strict=True):
         extra = _ROOT_REFS if obj is root else 0
         if count - _OUR_REFS - extra != inside[id(obj)]:

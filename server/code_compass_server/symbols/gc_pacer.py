@@ -15,15 +15,16 @@ and the heap's free pages go back to the system (`malloc_trim`, at most every
 again. That runs once no request has resolved and no parse was cached for
 `idle_s` (at most every `_IDLE_EVERY_S`: it walks the whole heap); and, so memory
 stays bounded when requests never pause, between two requests once the caches have evicted
-`max_evicted` parses since the last reclaim (a cache's worth), or the frozen heap has grown
-`growth` times past its size after the last reclaim (garbage from elsewhere). Never while a
-request is resolving.
+`max_evicted` parses since the last reclaim (a cache's worth), or the heap (pymalloc's blocks
+in use) has grown `growth` times past its size after the last reclaim (garbage from
+elsewhere). Never while a request is resolving.
 """
 
 from __future__ import annotations
 
 import gc
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -34,9 +35,9 @@ from code_compass_server.symbols.stamped_cache import churn, release_retired
 log = logging.getLogger(__name__)
 
 IDLE_S = 3.0  # no request nor parse for this long: the server is idle, a reclaim may run
-GROWTH = 4.0  # the frozen heap this many times its size after the last reclaim forces one
+GROWTH = 4.0  # the heap this many times its size after the last reclaim forces one
 _TICK_S = 0.25  # how often the idle check runs
-_SIZE_EVERY_S = 10.0  # how often the frozen heap is counted (a walk of the whole list)
+_SIZE_EVERY_S = 10.0  # how often the heap's size is looked at
 _IDLE_EVERY_S = 30.0  # idle reclaims at most this often (a request may come meanwhile)
 _TRIM_EVERY_S = 10.0  # free heap pages are given back to the system at most this often
 
@@ -62,7 +63,7 @@ class CollectionPacer:
         self._reclaimed_at = float("-inf")
         self._built = self._evicted = 0  # the caches' churn when last frozen / reclaimed
         self._dirty = False  # frozen since the last reclaim: garbage may be held
-        self._after_reclaim = 0  # frozen objects after the last reclaim (0: none yet)
+        self._after_reclaim = 0  # allocated blocks after the last reclaim (0: none yet)
         self._sized_at = 0.0
         self.released = 0  # evicted parses freed without a collection (tests, logs)
         self._freed_since_trim = 0
@@ -103,13 +104,13 @@ class CollectionPacer:
             gc.unfreeze()
             found = gc.collect()
             gc.freeze()
-            self._after_reclaim = gc.get_freeze_count()
+            self._after_reclaim = sys.getallocatedblocks()
             self._dirty = False
             self._reclaimed_at = time.monotonic()
             self.reclaims += 1
             self._freed_since_trim += found
         log.debug(
-            "gc reclaim %d (%s): %d unreachable, %d kept frozen, %.0f ms",
+            "gc reclaim %d (%s): %d unreachable, %d blocks allocated, %.0f ms",
             self.reclaims, why, found, self._after_reclaim, (time.perf_counter() - t0) * 1000,
         )  # fmt: skip
 
@@ -137,14 +138,17 @@ class CollectionPacer:
         if now - self._sized_at < _SIZE_EVERY_S:
             return ""
         self._sized_at = now
+        # The heap's size by pymalloc's count of blocks in use (a counter: counting the
+        # frozen objects walks a list of a million, ~25 ms holding the GIL).
         if not self._after_reclaim:
-            self._after_reclaim = gc.get_freeze_count()  # the first freeze's size
+            self._after_reclaim = sys.getallocatedblocks()  # at the first freeze
             return ""
-        return "growth" if gc.get_freeze_count() > self.growth * self._after_reclaim else ""
+        return "growth" if sys.getallocatedblocks() > self.growth * self._after_reclaim else ""
 
     def release(self) -> int:
         """Free the evicted parses nothing holds (never while a request resolves); then, when
-        something was freed a while ago, give the heap's free pages back. How many were freed."""
+        something was freed or requests were served, at most every _TRIM_EVERY_S, give the
+        heap's free pages back. How many were freed."""
         if self._busy():
             return 0
         freed, waiting = release_retired()
@@ -153,7 +157,10 @@ class CollectionPacer:
             log.debug("%d evicted parses freed (%d in all), %d held", freed, self.released, waiting)
         self._freed_since_trim += freed
         now = time.monotonic()
-        if self._freed_since_trim and now - self._trimmed_at >= _TRIM_EVERY_S:
+        # Requests free memory too (answers, searches, acyclic parses evicted): the pages are
+        # given back while they come, not only after parses were freed (~1 ms a trim).
+        worked = self._last_activity > self._trimmed_at
+        if (self._freed_since_trim or worked) and now - self._trimmed_at >= _TRIM_EVERY_S:
             self._trimmed_at = now
             self._freed_since_trim = 0
             trim_heap()

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from code_compass_server.constants import PYTHON_PARSE_CACHE_BYTES
+from code_compass_server.symbols.parse_in_pieces import parse_python
 from code_compass_server.symbols.resolve_model import (
     MAX_FOLLOW,
     Resolution,
@@ -460,7 +461,7 @@ def module_name(rel: str, roots: tuple[str, ...]) -> tuple[str, bool]:
 
 def parse_module(rel: str, text: str, roots: tuple[str, ...]) -> ModuleInfo | None:
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)  # in pieces: the GIL is let go between them
     except (SyntaxError, ValueError, RecursionError):
         return None
     dotted, pkg = module_name(rel, roots)

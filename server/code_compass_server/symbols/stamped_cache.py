@@ -139,6 +139,11 @@ class StampedCache(Generic[T]):
         self._bytes = 0
         self._lock = threading.Lock()
 
+    def size(self) -> tuple[int, int]:
+        """(values held, the source bytes they were built from)."""
+        with self._lock:
+            return len(self._cache), self._bytes
+
     def get(self, rel: str, text: str | None, build: Callable[[str], T | None]) -> T | None:
         """The value for `rel`: built from `text` (an open buffer) or from what is on disk
         (None when the file cannot be read); rebuilt when the version changed."""
