@@ -113,3 +113,32 @@ def test_ctrl_c_of_index_leaves_no_worker(tmp_path: Path) -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
+
+
+JEDI_PARENT = textwrap.dedent(
+    """
+    import os, time
+    from code_compass_server.symbols.resolve import SymbolResolver
+    resolver = SymbolResolver()
+    with resolver._lock:
+        lane = resolver._jedi()
+    print(lane.submit(os.getpid).result(120), flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def test_jedi_process_exits_when_the_server_is_killed() -> None:
+    """The jedi process holds both ends of its pool's queue, so only its own parent check can
+    end it after a SIGKILL of the server (seen: jedi processes left running)."""
+    proc = subprocess.Popen([sys.executable, "-c", JEDI_PARENT], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        jedi_pid = int(proc.stdout.readline())
+        assert jedi_pid != proc.pid and psutil.pid_exists(jedi_pid)
+        proc.kill()
+        proc.wait(10)
+        assert _wait_gone([jedi_pid], GONE_WITHIN_S) == []
+    finally:
+        proc.kill()
+        proc.wait(10)

@@ -143,12 +143,18 @@ def _die_with_parent(parent: int) -> None:
             os._exit(0)
 
 
+def watch_parent(parent: int) -> None:
+    """In a worker process: end it when `parent` is gone. Also the initializer of the jedi
+    process, whose pool queue it holds both ends of, so it never sees its parent's pipe close."""
+    threading.Thread(target=_die_with_parent, args=(parent,), daemon=True).start()
+
+
 def _worker_main(conn: Connection, parent: int, memory_limit: int) -> None:
     """A parse worker: one file in, one result out, until the pipe closes or the parent dies."""
     # A session of its own keeps the terminal's Ctrl-C away; an explicit SIGINT is ignored
     # too: the parent decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_die_with_parent, args=(parent,), daemon=True).start()
+    watch_parent(parent)
     _lower_priority()
     _cap_memory(memory_limit)
     conn.send(_READY)  # the budget of the first file starts now, not at spawn

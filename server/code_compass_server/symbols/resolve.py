@@ -21,6 +21,7 @@ import functools
 import gc
 import logging
 import multiprocessing
+import os
 import threading
 import time
 import weakref
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from code_compass_server.constants import RESOLVE_BUDGET_S
+from code_compass_server.index.parse_pool import watch_parent
 from code_compass_server.symbols.gc_pacer import CollectionPacer
 from code_compass_server.symbols.resolve_model import Resolution, Target, dedupe, doc_summary
 from code_compass_server.symbols.resolve_python import MODULE_CACHE_FILES, PythonScopes
@@ -214,7 +216,12 @@ class SymbolResolver:
         """jedi's own process (called with the lock held): its inference is pure Python and
         would otherwise take the GIL from the hovers it is meant to refine."""
         if self._lane is None:
-            self._lane = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._lane = ProcessPoolExecutor(
+                1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=watch_parent,  # a SIGTERM/SIGKILL of the server must not leave it
+                initargs=(os.getpid(),),
+            )
         return self._lane
 
     def _store(self, key: _JediKey, fut: Future[Resolution | None]) -> None:
