@@ -67,7 +67,7 @@ def ask(
     # minScore: the neighbour is added and cited, the member said absent, and no model is
     # called (below minScore nothing is sent: docs/rules.md, min-score gate).
     below_gate = False
-    if needs_neighbour(found.evidences, grounds.absent, params.query):
+    if needs_neighbour(found.evidences, grounds.absent, params.query, grounds.missing):
         extra = neighbour_hits(params.query, searched, source)
         near = reread([*hits, *extra], source) if extra else found
         near_grounds = check_grounds(params, source, near, rewrite.query.language)
