@@ -185,17 +185,33 @@ def test_names_that_exist_are_never_absent(engine, question: str) -> None:
     assert "does not exist" not in ans.answer and "não existe" not in ans.answer
 
 
-def test_the_prompt_carries_the_bare_absence(engine, fake_api, llm) -> None:
-    fake_api.script("There is no `default_timezone`; `parse_iso` takes `default_tz` {cite:E1}.")
+def test_an_unknown_bare_name_is_refused_without_a_model_saying_what_is_there(
+    engine, fake_api, llm
+) -> None:
+    # The unknown-symbol rule holds (FAIL, no model, three suggestions); the refusal goes on
+    # with the absence and cites the neighbour.
     ans = ask(
-        AskRequest("how do I pass default_timezone to parse_iso for a date?", min_score=0.0),
+        AskRequest("how do I pass default_timezone to parse_iso?", min_score=0.0), engine, llm=llm
+    )
+    assert fake_api.message_requests == []
+    assert ans.state == "FAIL" and len(ans.suggestions) == 3
+    refusal, _, said = ans.answer.partition("\n\n")
+    assert "`default_timezone`" in refusal
+    assert said.startswith("`default_timezone` does not exist here; the closest is `default_tz`")
+    assert [a.name for a in ans.absent] == ["default_timezone"]
+
+
+def test_the_prompt_carries_the_absence_of_a_plain_word(engine, fake_api, llm) -> None:
+    fake_api.script("There is no `lenient` flag; `parse_iso` takes `fold` {cite:E1}.")
+    ans = ask(
+        AskRequest("does parse_iso take a lenient flag for the date text?", min_score=0.0),
         engine,
         llm=llm,
     )
     assert fake_api.message_requests, ans.to_json()
     sent = str(fake_api.message_requests[0].json["messages"][0]["content"])
-    assert "there is no `default_timezone`" in sent and "`default_tz`" in sent
-    assert ans.state != "OK" and [a.name for a in ans.absent] == ["default_timezone"]
+    assert "there is no `lenient` flag" in sent
+    assert ans.state != "OK" and [a.name for a in ans.absent] == ["lenient"]
 
 
 def test_workspace_files_exist(tmp_path: Path) -> None:

@@ -203,6 +203,12 @@ _MEMBER_KINDS = frozenset({"method", "attribute"})
 # "the date field" are prose far more often than a name.
 _WORD_KINDS = frozenset({"option", "parameter", "flag", "setting"})
 _PLAIN_WORD = re.compile(r"^[a-z][a-z0-9]{2,}$")
+_PT_ONLY_KINDS = frozenset(
+    {"opção", "opcao", "parâmetro", "parametro", "argumento", "configuração", "configuracao"}
+)
+# "flag" is the same word in both languages; "a flag strict" is how Portuguese names one.
+_PT_KINDS = _PT_ONLY_KINDS | {"flag"}
+_CALLED = re.compile(r"\b(?:called|named)\b", re.I)
 # English words that qualify a kind word without naming anything ("a positional argument",
 # "the required parameter"); Portuguese ones are the lexicon's (query/lexicon_pt.tsv).
 _QUALIFIERS = frozenset(
@@ -300,7 +306,7 @@ def named_members(question: str) -> list[NamedMember]:
     names, each with the owner it would belong to."""
     out: dict[str, NamedMember] = {}
 
-    def add(name: str, kind: str, owner: str = "", code: bool = True) -> None:
+    def add(name: str, kind: str, owner: str = "", code: bool = True, plain: bool = False) -> None:
         """`code`: the name came in a code position (a call's keyword, a flag); otherwise it
         must look like code itself (backticked, snake_case, camelCase, UPPER_CASE), or be a
         plain lower-case word before or after an option/parameter/flag/setting word ("a
@@ -311,7 +317,7 @@ def named_members(question: str) -> list[NamedMember]:
             return
         strict = False
         if not code and f"`{name}`" not in question and not _CODE_NAME.match(name):
-            if kind not in _WORD_KINDS or not _plain_name(name):
+            if not plain or kind not in _WORD_KINDS or not _plain_name(name):
                 return
             strict = True
         if name not in out:
@@ -325,10 +331,14 @@ def named_members(question: str) -> list[NamedMember]:
     for m in _NAME_THEN_KIND.finditer(question):
         kind_word = question[m.end(1) :].split()[0].strip("`").lower()
         kind = _KINDS.get(kind_word.rstrip("s,.?"), _KINDS.get(kind_word, "option"))
-        add(m.group(1), kind, code=False)
+        # A plain word names before an English kind word ("a strict flag") and after a
+        # Portuguese one ("o argumento rng"); the other order is prose ("options declared",
+        # "keyword inesperada", "carrega configuração").
+        add(m.group(1), kind, code=False, plain=kind_word.rstrip("s,.?") not in _PT_ONLY_KINDS)
     for m in _KIND_THEN_NAME.finditer(question):
         kind_word = m.group(0).split()[0].lower()
-        add(m.group(1), _KINDS.get(kind_word, "option"), code=False)
+        plain = kind_word in _PT_KINDS or bool(_CALLED.search(m.group(0)))
+        add(m.group(1), _KINDS.get(kind_word, "option"), code=False, plain=plain)
     for m in _CLI_FLAG.finditer(question):
         add(m.group(1), "flag")
     # Bare names last, the owners of the members above left out: they are the context of
