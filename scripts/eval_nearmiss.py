@@ -3,6 +3,7 @@ not exist next to one that does, asked offline through `code-compass ask --json`
 
     .venv/bin/python scripts/eval_nearmiss.py [--corpora httpx,rxjs] [--lexical] [--out FILE]
     .venv/bin/python scripts/eval_nearmiss.py --questions SET.jsonl --corpus NAME=DIR ...
+    .venv/bin/python scripts/eval_nearmiss.py --answerable [--lexical] [--questions SET --corpus ..]
 
 A held-out set in eval_realqa's JSONL format (`--questions`) contributes its rows marked
 `near_miss` (`absent`: the name that does not exist; `neighbour`: the real one's spans), on
@@ -17,6 +18,11 @@ A question is *answered honestly* when the answer's `absent` lists the name, its
 one of the gold files, the answer text says so (its sentence names the member) and the state is
 not OK. The index is eval_realqa's storage of the corpus (hybrid; `--lexical`: the lexical-only
 storage), built first if missing. No API key is used (the variable is removed for the child).
+
+`--answerable` measures the other side: the *answerable* questions of the set (eval/realqa's
+by default, or `--questions`), asked in process (one engine per corpus, offline), counting the
+answers whose `absent` lists anything: an answerable question turned into "does not exist" is
+a false absence.
 """
 
 from __future__ import annotations
@@ -34,7 +40,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from eval_realqa import CLI, index, local_corpus, storage_for, tree_of  # noqa: E402
+from eval_realqa import (  # noqa: E402
+    CLI,
+    QUESTIONS,
+    index,
+    local_corpus,
+    storage_for,
+    tree_of,
+)
 from fetch_corpora import fetch, load_corpora  # noqa: E402
 
 SRC = ROOT / "eval" / "nearmiss" / "src.tsv"
@@ -115,6 +128,56 @@ def judge(q: Question, answer: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def false_absent(
+    rows: list[dict[str, Any]], workspace: Path, storage: Path
+) -> list[dict[str, Any]]:
+    """Each answerable row asked in process; `absent` names what the answer said is missing."""
+    os.environ.pop("ANTHROPIC_API_KEY", None)
+    from code_compass_server.answer.request import AskRequest
+    from code_compass_server.engine import Engine
+    from code_compass_server.settings import EngineSettings
+
+    engine = Engine.open(storage, EngineSettings(), queries_only=True)
+    out: list[dict[str, Any]] = []
+    try:
+        engine.add_project(workspace)
+        for row in rows:
+            answer = engine.ask(AskRequest.from_json({"query": row["question"]}))
+            absent = [a["name"] for a in answer.get("absent") or []]
+            out.append({"id": row["id"], "lang": row["lang"], "absent": absent})
+    finally:
+        engine.close()
+    return out
+
+
+def run_answerable(args: argparse.Namespace) -> int:
+    path = args.questions or QUESTIONS
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    rows = [r for r in rows if r.get("kind") == "answerable"]
+    known = [local_corpus(spec) for spec in args.corpus] if args.questions else load_corpora()
+    wanted = {c for c in args.corpora.split(",") if c}
+    verdicts: list[dict[str, Any]] = []
+    for c in known:
+        mine = [r for r in rows if r["corpus"] == c.name]
+        if not mine or (wanted and c.name not in wanted):
+            continue
+        if not args.questions:
+            fetch(c)
+        index(c, args.lexical, False, lambda s: print(s, file=sys.stderr))
+        got = false_absent(mine, tree_of(c), storage_for(c, args.lexical))
+        bad = [v for v in got if v["absent"]]
+        for v in bad:
+            print(f"FALSE ABSENT {v['id']}: {v['absent']}", file=sys.stderr)
+        print(f"{c.name}: {len(bad)}/{len(got)} answerable questions said absent")
+        verdicts += got
+    n, bad_all = len(verdicts), sum(bool(v["absent"]) for v in verdicts)
+    if n:
+        print(f"all: {bad_all}/{n} answerable questions said absent ({100 * bad_all / n:.1f} %)")
+    if args.out:
+        args.out.write_text(json.dumps({"answerable": verdicts}, indent=1))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default="", help="comma-separated subset (default: all)")
@@ -122,7 +185,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the verdicts as JSON here")
     ap.add_argument("--questions", type=Path, help="a held-out realqa-format set")
     ap.add_argument("--corpus", action="append", default=[], help="NAME=DIR (with --questions)")
+    ap.add_argument(
+        "--answerable", action="store_true", help="false absences on the answerable questions"
+    )
     args = ap.parse_args(argv)
+    if args.answerable:
+        return run_answerable(args)
     questions = load_held_out(args.questions) if args.questions else load_questions()
     wanted = {c for c in args.corpora.split(",") if c}
     known = [local_corpus(spec) for spec in args.corpus] if args.questions else load_corpora()

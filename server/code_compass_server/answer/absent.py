@@ -19,8 +19,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from code_compass_server.answer.near_names import (
+    bare_names,
+    defines,
+    is_code_definition,
+    name_parts,
+    spelled_neighbour,
+)
 from code_compass_server.answer.reread import Evidence
 from code_compass_server.answer.source import EvidenceSource
+from code_compass_server.query.lexicon import portuguese_lexicon
 from code_compass_server.records import SearchHit, SearchParams
 
 # Words that name what kind of member a question asks about, English and Portuguese, with the
@@ -191,6 +199,32 @@ _NOT_NAMES = frozenset(
     ]
 )
 _MEMBER_KINDS = frozenset({"method", "attribute"})
+# Kinds a plain word may name ("a strict flag", "o argumento rng"): "the main function" or
+# "the date field" are prose far more often than a name.
+_WORD_KINDS = frozenset({"option", "parameter", "flag", "setting"})
+_PLAIN_WORD = re.compile(r"^[a-z][a-z0-9]{2,}$")
+_PT_ONLY_KINDS = frozenset(
+    {"opção", "opcao", "parâmetro", "parametro", "argumento", "configuração", "configuracao"}
+)
+# "flag" is the same word in both languages; "a flag strict" is how Portuguese names one.
+_PT_KINDS = _PT_ONLY_KINDS | {"flag"}
+_CALLED = re.compile(r"\b(?:called|named)\b", re.I)
+# English words that qualify a kind word without naming anything ("a positional argument",
+# "the required parameter"); Portuguese ones are the lexicon's (query/lexicon_pt.tsv).
+_QUALIFIERS = frozenset(
+    {"positional", "optional", "required", "mandatory", "boolean", "global", "local"}
+    | {"additional", "corresponding", "relevant", "valid", "invalid", "correct", "proper"}
+    | {"right", "wrong", "single", "multiple", "first", "last", "following", "previous"}
+    | {"next", "main", "only", "whole", "separate", "similar", "equivalent", "public"}
+    | {"private", "internal", "hidden", "undocumented", "deprecated", "experimental", "magic"}
+    | {"command", "line", "cli", "env", "environment", "config", "configuration", "init"}
+    | {"constructor", "class", "instance", "module", "package", "library", "function"}
+    | {"more", "less", "most", "least", "better", "best", "simple", "easy", "similar"}
+)
+NAME_KIND = "name"  # a bare name: what kind of thing it is, the question does not say
+# How a strict absence's neighbour was found: the owner written on it, a name spelled alike,
+# another name of the question, or only the best code definition of the evidence.
+HOW_OWNER, HOW_SPELLED, HOW_NAMED, HOW_BEST = "owner", "spelled", "named", "best"
 _PARAM_NAME = re.compile(r"^\s*\**\s*([A-Za-z_]\w*)")
 _PROPERTY = re.compile(r"^[ \t]+(?:readonly\s+)?([A-Za-z_]\w*)\??\s*:[ \t]*[\w\[(\"'|{]", re.M)
 _GO_FIELD = re.compile(r"^\t([A-Z]\w*)\s+[\w*\[\]]", re.M)
@@ -203,8 +237,11 @@ _IDENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 @dataclass(frozen=True, slots=True)
 class NamedMember:
     name: str  # as the question spells it (`--no-color`, `strict`)
-    kind: str  # option | parameter | flag | setting | method | attribute
+    kind: str  # option | parameter | flag | setting | method | attribute | name
     owner: str  # the identifier it would belong to, "" when the question names none
+    # Absent only when the whole index lacks it (a bare code-shaped name, a plain word before
+    # a kind word): nothing but its spelling says it is code, so only "nowhere" is evidence.
+    strict: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +254,7 @@ class Absence:
     nearest: Evidence | None
     has: list[str] = field(default_factory=list)  # what the neighbour does have (its members)
     closest: str = ""  # the one of `has` spelled most like `name`
+    how: str = ""  # how a bare name's neighbour was chosen (HOW_*); "" for a member
 
     def to_json(self) -> dict[str, Any]:
         near = self.nearest
@@ -254,37 +292,62 @@ def _owners(question: str, exclude: str) -> list[str]:
     return [o for o in dict.fromkeys(found) if o and o != exclude and not o.startswith("-")]
 
 
+def _plain_name(word: str) -> bool:
+    """A plain lower-case word that may be a name: not a qualifier, not Portuguese."""
+    return (
+        bool(_PLAIN_WORD.match(word))
+        and word not in _QUALIFIERS
+        and not (portuguese_lexicon().lookup(word))
+    )
+
+
 def named_members(question: str) -> list[NamedMember]:
     """The members (options, parameters, flags, settings, methods, attributes) a question
     names, each with the owner it would belong to."""
     out: dict[str, NamedMember] = {}
 
-    def add(name: str, kind: str, owner: str = "", code: bool = True) -> None:
+    def add(name: str, kind: str, owner: str = "", code: bool = True, plain: bool = False) -> None:
         """`code`: the name came in a code position (a call's keyword, a flag); otherwise it
-        must look like code itself (backticked, snake_case, camelCase, UPPER_CASE): "the
-        version option" names no member, "the `version` option" does."""
+        must look like code itself (backticked, snake_case, camelCase, UPPER_CASE), or be a
+        plain lower-case word before or after an option/parameter/flag/setting word ("a
+        strict flag"), then absent only if the index has it nowhere ("the version option"
+        in a workspace that has `version` names nothing missing)."""
         name = _clean(name)
         if not name or name.lower() in _NOT_NAMES or name.lower() in _KINDS or len(name) < 2:
             return
+        strict = False
         if not code and f"`{name}`" not in question and not _CODE_NAME.match(name):
-            return
+            if not plain or kind not in _WORD_KINDS or not _plain_name(name):
+                return
+            strict = True
         if name not in out:
             owners = [owner] if owner else _owners(question, name)
             if kind in _MEMBER_KINDS and not owners:
                 return  # a function named alone: the unknown-symbol check's (grounds.py)
-            out[name] = NamedMember(name, kind, owners[0] if owners else "")
+            out[name] = NamedMember(name, kind, owners[0] if owners else "", strict)
 
     for m in _CALL_KWARG.finditer(question):
         add(m.group(2), "parameter", m.group(1))
     for m in _NAME_THEN_KIND.finditer(question):
         kind_word = question[m.end(1) :].split()[0].strip("`").lower()
         kind = _KINDS.get(kind_word.rstrip("s,.?"), _KINDS.get(kind_word, "option"))
-        add(m.group(1), kind, code=False)
+        # A plain word names before an English kind word ("a strict flag") and after a
+        # Portuguese one ("o argumento rng"); the other order is prose ("options declared",
+        # "keyword inesperada", "carrega configuração").
+        add(m.group(1), kind, code=False, plain=kind_word.rstrip("s,.?") not in _PT_ONLY_KINDS)
     for m in _KIND_THEN_NAME.finditer(question):
         kind_word = m.group(0).split()[0].lower()
-        add(m.group(1), _KINDS.get(kind_word, "option"), code=False)
+        plain = kind_word in _PT_KINDS or bool(_CALLED.search(m.group(0)))
+        add(m.group(1), _KINDS.get(kind_word, "option"), code=False, plain=plain)
     for m in _CLI_FLAG.finditer(question):
         add(m.group(1), "flag")
+    # Bare names last, the owners of the members above left out: they are the context of
+    # the question (one that is missing stays the unknown-symbol refusal's: grounds.py).
+    owners = {m.owner.rsplit(".", 1)[-1] for m in out.values() if m.owner}
+    for name, owner in bare_names(question):
+        if name in out or name in owners or name.lower() in _NOT_NAMES or len(name) < 3:
+            continue
+        out[name] = NamedMember(name, NAME_KIND, owner, strict=True)
     return list(out.values())
 
 
@@ -389,6 +452,11 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
     seen_text = "\n".join([*(e.text for e in evidences), *files.values()])
     out: list[Absence] = []
     for member in named:
+        if member.strict:
+            found = _strict_absence(member, named, evidences, source, seen_text)
+            if found is not None:
+                out.append(found)
+            continue
         spellings = _spellings(member.name)
         # The owner's own definition (and its members: a class's constructor) is where its
         # options live; only without it are the whole files read (`copy` is code in attrs,
@@ -404,6 +472,11 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
         if nearest is None and member.owner:
             nearest = next((e for e in evidences if member.owner in e.text), None)
         spelled = None if member.owner else spelled_like(member.name, evidences)
+        if nearest is None and spelled is None:  # named alone, nothing spelled like it here
+            found = _with_neighbour(member, named, evidences)
+            if found is not None:
+                out.append(found)
+                continue
         nearest = nearest or (spelled[0] if spelled else evidences[0])
         has = members_of(nearest, evidences)
         close = difflib.get_close_matches(member.name.lstrip("-"), has, n=1, cutoff=0.5)
@@ -422,6 +495,59 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
     return out
 
 
+def exists_anywhere(name: str, source: EvidenceSource, seen_text: str = "") -> bool:
+    """Some spelling of `name` is a whole word of the evidence's files or of the index (a
+    symbol, an identifier, a config key, a word of the docs)."""
+    spellings = _spellings(name)
+    if any(re.search(rf"(?<![\w-]){re.escape(s)}(?!\w)", seen_text) for s in spellings):
+        return True
+    return any(source.symbol_exists(s) for s in sorted(spellings))
+
+
+def _strict_absence(
+    member: NamedMember,
+    named: Sequence[NamedMember],
+    evidences: list[Evidence],
+    source: EvidenceSource,
+    seen_text: str,
+) -> Absence | None:
+    """A name found nowhere in the index, with its real neighbour among the evidence (None
+    when it exists, or when no code neighbour is in the evidence: the unknown-symbol refusal
+    then stands)."""
+    if exists_anywhere(member.name, source, seen_text):
+        return None
+    return _with_neighbour(member, named, evidences)
+
+
+def _with_neighbour(
+    member: NamedMember, named: Sequence[NamedMember], evidences: list[Evidence]
+) -> Absence | None:
+    """The absence of `member` citing its neighbour: the definition of the owner it was
+    written on (`Event` of `Event.OldName`), else the name spelled most like it, else another
+    name of the question defined here, else the best code definition of the evidence."""
+    has: list[str] = []
+    closest, how = "", HOW_OWNER
+    nearest = next((e for e in evidences if member.owner and _defines(e, member.owner)), None)
+    if nearest is not None:
+        has = members_of(nearest, evidences)
+        close = difflib.get_close_matches(member.name, has, n=1, cutoff=0.5)
+        closest = close[0] if close else nearest.hit.symbol.rsplit(".", 1)[-1]
+    else:
+        i, closest = spelled_neighbour(member.name, [(e.hit, e.text) for e in evidences])
+        nearest, how = (evidences[i], HOW_SPELLED) if i >= 0 else (None, how)
+    if nearest is None:
+        others = [m.owner or m.name for m in named if m.name != member.name]
+        nearest = next((e for o in others for e in evidences if o and _defines(e, o)), None)
+        how = HOW_NAMED
+        if nearest is None:
+            nearest = next((e for e in evidences if is_code_definition(e.hit)), None)
+            how = HOW_BEST
+        closest = nearest.hit.symbol.rsplit(".", 1)[-1] if nearest else ""
+    if nearest is None:
+        return None
+    return Absence(member.name, member.kind, member.owner, nearest, has[:_LISTED], closest, how)
+
+
 _KIND_NAMES = {
     "en": {
         "option": ("option", "options"),
@@ -430,6 +556,7 @@ _KIND_NAMES = {
         "setting": ("setting", "settings"),
         "method": ("method", "members"),
         "attribute": ("attribute", "members"),
+        NAME_KIND: ("name", "members"),
     },
     "pt": {
         "option": ("a opção", "estas são as suas opções"),
@@ -438,6 +565,7 @@ _KIND_NAMES = {
         "setting": ("a configuração", "estas são as suas configurações"),
         "method": ("o método", "estes são os seus membros"),
         "attribute": ("o atributo", "estes são os seus membros"),
+        NAME_KIND: ("o nome", "estes são os seus membros"),
     },
 }
 
@@ -446,6 +574,8 @@ def absence_sentence(a: Absence, language: str | None) -> str:
     """ "`parseISO` has no `strict` option; these are its options: … [E1]." in the question's
     language (Portuguese or English)."""
     pt = language == "pt"
+    if a.kind == NAME_KIND:
+        return _name_sentence(a, pt)
     one, many = _KIND_NAMES["pt" if pt else "en"][a.kind]
     cite = f" [{a.nearest.id}]" if a.nearest else ""
     listed = ", ".join(f"`{h}`" for h in a.has)
@@ -471,6 +601,21 @@ def absence_sentence(a: Absence, language: str | None) -> str:
     return f"{head}{tail}.{cite}"
 
 
+def _name_sentence(a: Absence, pt: bool) -> str:
+    """ "`OldName` does not exist here (not in `Event`); the closest is `Name` [E1]." """
+    cite = f" [{a.nearest.id}]" if a.nearest else ""
+    listed = ", ".join(f"`{h}`" for h in a.has)
+    if pt:
+        where = f" (não está em `{a.owner}`)" if a.owner else ""
+        tail = f"; o mais próximo é `{a.closest}`" if a.closest else ""
+        tail += f"; estes são os seus membros: {listed}" if listed else ""
+        return f"`{a.name}` não existe neste workspace{where}{tail}.{cite}"
+    where = f" (not in `{a.owner}`)" if a.owner else ""
+    tail = f"; the closest is `{a.closest}`" if a.closest else ""
+    tail += f"; these are its members: {listed}" if listed else ""
+    return f"`{a.name}` does not exist here{where}{tail}.{cite}"
+
+
 def absence_fact(a: Absence) -> str:
     """The prompt's instruction for one absence (English: the prompt's language)."""
     near = (
@@ -481,9 +626,11 @@ def absence_fact(a: Absence) -> str:
     )
     has = f" What it has: {', '.join(a.has)}." if a.has else ""
     owner = f" of `{a.owner}`" if a.owner else ""
+    kind = "" if a.kind == NAME_KIND else f" {a.kind}"
+    closest = f" The closest name is `{a.closest}`." if a.closest else ""
     return (
-        f"Checked against the workspace: there is no `{a.name}` {a.kind}{owner}; say first and "
-        f"plainly that it does not exist, then cite the real neighbour.{near}.{has}"
+        f"Checked against the workspace: there is no `{a.name}`{kind}{owner}; say first and "
+        f"plainly that it does not exist, then cite the real neighbour.{near}.{has}{closest}"
     )
 
 
@@ -514,12 +661,17 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
     """When nothing clears minScore, the definitions of the owners a near-miss question names
     (`parseISO` for its missing `strict` option), searched without the gate: a thing that
     does not exist makes the whole list look unanswerable, yet its owner is the answer's
-    neighbour. Only definitions of a named owner are returned, at most NEIGHBOUR_HITS."""
-    members = named_members(question)
+    neighbour. Only definitions of a named owner are returned, at most NEIGHBOUR_HITS; for a
+    bare name the index lacks, its neighbours (strict_neighbour_hits)."""
+    named = named_members(question)
+    members = [m for m in named if not m.strict]
     owners = {m.owner.rsplit(".", 1)[-1] for m in members if m.owner}
-    if not members:
+    if not named:
         return []
     hits = source.search(replace(params, min_score=None, top_k=max(params.top_k, 10)))
+    strict = strict_neighbour_hits(named, hits, params, source)
+    if not members:
+        return strict
     if not owners:  # a setting named alone: the hits holding a name spelled like it
         names = [m.name.lstrip("-").lower() for m in members]
         return [
@@ -530,7 +682,7 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
                                           n=1, cutoff=_SPELLED_MIN)
                 for n in names
             )
-        ][:NEIGHBOUR_HITS]  # fmt: skip
+        ][:NEIGHBOUR_HITS] + strict  # fmt: skip
     ranked = sorted(
         (h for h in hits if _owner_rank(h.symbol, owners) < 2),
         key=lambda h: _owner_rank(h.symbol, owners),
@@ -539,12 +691,59 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
         for owner in sorted({m.owner for m in members if m.owner}):
             found = source.search(replace(params, query=owner, rewrite=None, min_score=None))
             ranked += [h for h in found if _owner_rank(h.symbol, owners) == 0][:1]
-    return ranked[:NEIGHBOUR_HITS]
+    return ranked[:NEIGHBOUR_HITS] + strict
 
 
-def needs_neighbour(evidences: list[Evidence], absent: list[Absence], question: str) -> bool:
-    """No evidence while the question names a member of an owner, or a member said absent whose
-    owner's definition is not among the evidence (its nearest is then only a mention)."""
+def strict_neighbour_hits(
+    named: Sequence[NamedMember],
+    hits: list[SearchHit],
+    params: SearchParams,
+    source: EvidenceSource,
+) -> list[SearchHit]:
+    """For each bare name the index lacks (`AddRecursive`), the passages its answer may cite:
+    the definition of the owner it was written on, the definition spelled most like it (its
+    parts searched: "add recursive"), the definition of another name of the question, and the
+    best code definition for the whole question (`hits`, ungated)."""
+    out: list[SearchHit] = []
+    for m in named:
+        # A member with an owner is the owner's (neighbour_hits); one named alone is like a
+        # bare name.
+        if (m.owner and not m.strict) or exists_anywhere(m.name, source):
+            continue
+        if m.owner:
+            last = m.owner.rsplit(".", 1)[-1]
+            found = source.search(replace(params, query=last, rewrite=None, min_score=None))
+            out += [h for h in found if _owner_rank(h.symbol, {last}) == 0][:1]
+        words = " ".join(name_parts(m.name)) or m.name
+        by_name = source.search(replace(params, query=words, rewrite=None, min_score=None))
+        pool = [*hits, *by_name]
+        i, alike = spelled_neighbour(m.name, [(h, h.text) for h in pool])
+        if i >= 0:
+            out.append(pool[i])
+            # Where the name spelled alike is defined, when the passage only mentions it.
+            if not (pool[i].symbol.rsplit(".", 1)[-1] == alike or defines(pool[i].text, alike)):
+                found = source.search(replace(params, query=alike, rewrite=None, min_score=None))
+                out += [
+                    h
+                    for h in found
+                    if h.symbol.rsplit(".", 1)[-1] == alike or defines(h.text, alike)
+                ][:1]
+        others = {o.owner.rsplit(".", 1)[-1] or o.name for o in named if o.name != m.name}
+        out += [h for h in hits if h.symbol and h.symbol.rsplit(".", 1)[-1] in others][:1]
+        out += [h for h in pool if is_code_definition(h)][:1]
+    unique = {(h.path, h.start_line, h.end_line): h for h in reversed(out)}
+    return list(reversed(unique.values()))[: NEIGHBOUR_HITS + 2]
+
+
+def needs_neighbour(
+    evidences: list[Evidence], absent: list[Absence], question: str, missing: Sequence[str] = ()
+) -> bool:
+    """No evidence while the question names a member of an owner, a member said absent whose
+    owner's definition is not among the evidence (its nearest is then only a mention), a bare
+    name whose neighbour among the evidence is only the best code there, or a name refused as
+    unknown (`missing`: it may have a neighbour below the gate)."""
     if not evidences:
         return bool(named_members(question))
+    if missing or any(a.how == HOW_BEST for a in absent):
+        return True
     return any(a.owner and (a.nearest is None or not _defines(a.nearest, a.owner)) for a in absent)

@@ -63,6 +63,9 @@ def generate(
 ) -> Generation:
     """`offline`: answer from the evidence alone even with a key (evidence below minScore)."""
     if refused is not None:
+        if given.absent:  # a name that exists nowhere: what it is not, and what is there
+            said = " ".join(absence_sentence(a, given.question_language) for a in given.absent)
+            return Generation(f"{refused.text}\n\n{said}", REFUSED)
         return Generation(refused.text, REFUSED)
     msg = messages_for(given.question_language)
     if offline or not llm.configured:

@@ -94,8 +94,10 @@ def check_grounds(
     msg = messages_for(language)
     named = named_symbols(question)
     absent = find_absent(question, found.evidences, source)
-    # A member said absent, with its neighbour, is answered as such rather than refused.
-    said = {a.name.lstrip("-") for a in absent}
+    # A member said absent (an option of a named owner), with its neighbour, is answered as
+    # such rather than refused; a bare name found nowhere is still an unknown symbol (FAIL, no
+    # model), its refusal opening with the absence and the neighbour it cites.
+    said = {a.name.lstrip("-") for a in absent if not a.how}
     missing = [
         m
         for m in missing_symbols(named, source, found.evidences)
@@ -113,5 +115,5 @@ def check_grounds(
         missing=missing,
         ambiguity=ambiguity,
         refusal=refused,
-        absent=[] if refused else absent,
+        absent=[a for a in absent if a.how] if refused and found.evidences else absent,
     )

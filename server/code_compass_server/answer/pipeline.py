@@ -67,11 +67,13 @@ def ask(
     # minScore: the neighbour is added and cited, the member said absent, and no model is
     # called (below minScore nothing is sent: docs/rules.md, min-score gate).
     below_gate = False
-    if needs_neighbour(found.evidences, grounds.absent, params.query):
+    if needs_neighbour(found.evidences, grounds.absent, params.query, grounds.missing):
         extra = neighbour_hits(params.query, searched, source)
         near = reread([*hits, *extra], source) if extra else found
         near_grounds = check_grounds(params, source, near, rewrite.query.language)
-        if near_grounds.absent and near_grounds.refusal is None:
+        # Kept when it says something absent and is not the no-evidence refusal (an unknown
+        # bare name is refused, citing its neighbour).
+        if near_grounds.absent and (near_grounds.refusal is None or near.evidences):
             found, grounds, below_gate = near, near_grounds, True
     check_cancelled()
     given = PromptInput(

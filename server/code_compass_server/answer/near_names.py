@@ -1,0 +1,126 @@
+"""Names a question spells as code without saying what kind of thing they are ("pass
+max_retries to the decorator", "call AddRecursive", `Event.OldName`, `gaussian=True`), and the
+real name of the index spelled most like one that does not exist.
+
+Writers name a missing thing bare far more often than as "the `x` option": a name is a
+candidate here by its shape alone (snake_case, camelCase, PascalCase with an inner capital,
+dotted `A.b`, a call `f()`, a keyword `name=`), never a plain word (those need a kind word:
+absent.named_members). Whether it exists is the index's answer (answer/absent.py); this module
+only reads the question and compares spellings.
+"""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+import re
+from collections.abc import Iterable
+
+from code_compass_server.answer.verify import identifiers
+from code_compass_server.records import SearchHit
+
+# `name=value` in prose: a keyword argument, code by its position ("pass gaussian=True").
+_KWARG = re.compile(r"(?<![\w.=!<>])([A-Za-z_][A-Za-z0-9_]{2,})=(?!=)")
+# Identifier parts: snake_case pieces, camelCase humps, digits.
+_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# Code-shaped identifiers a passage holds (one part alone is a word, not a name).
+_TEXT_IDENT = re.compile(
+    r"(?<![\w])(?:_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)"
+)
+# Parts too common to make two names alike on their own.
+_WEAK_PARTS = frozenset(
+    {"get", "set", "is", "has", "new", "the", "to", "of", "on", "in", "by", "for", "with"}
+    | {"from", "and", "or", "not", "no", "if", "do", "at", "as", "max", "min"}
+)
+PARTS_MIN = 0.5  # share of the longer name's parts two names must have in common
+SPELLED_MIN = 0.75  # or this SequenceMatcher ratio of the lower-cased names
+# Names of the languages themselves, not of a workspace (`KeyboardInterrupt`, `Promise`): a
+# question about how the code treats them names nothing missing.
+_LANGUAGE_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_")) | frozenset(
+    {"Promise", "Object", "Array", "JSON", "Map", "Set", "WeakMap", "WeakSet", "Symbol"}
+    | {"Error", "TypeError", "RangeError", "SyntaxError", "AbortController", "AbortSignal"}
+    | {"setTimeout", "setInterval", "clearTimeout", "clearInterval", "queueMicrotask"}
+    | {"ReadableStream", "WritableStream", "TextEncoder", "TextDecoder", "URLSearchParams"}
+)
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|testing)/|(?:^|/)test_[^/]*$|_test\.\w+$")
+_DOC_LANGUAGES = frozenset({"markdown", "rst", "text", "plaintext", "restructuredtext", ""})
+
+
+def bare_names(question: str) -> list[tuple[str, str]]:
+    """(name, owner) of each code-shaped name of the question: `Event.OldName` is `OldName`
+    with the owner `Event`; a call or keyword is its name; owner "" when none is written."""
+    out: dict[str, str] = {}
+    for tok in identifiers(question):
+        name = tok.split("(", 1)[0]
+        owner, _, last = name.rpartition(".")
+        if last and not last[0].isdigit() and last not in _LANGUAGE_NAMES:
+            out.setdefault(last, owner)
+    for m in _KWARG.finditer(question):
+        out.setdefault(m.group(1), "")
+    return list(out.items())
+
+
+def name_parts(name: str) -> list[str]:
+    return [p.lower() for p in _PART.findall(name.lstrip("-"))]
+
+
+def likeness(a: str, b: str) -> float:
+    """How alike two names are: the share of the longer one's parts they have in common
+    (a weak part alone does not count), or their spelling ratio, whichever is higher."""
+    pa, pb = name_parts(a), name_parts(b)
+    shared = [p for p in pa if p in pb]
+    strong = [p for p in shared if p not in _WEAK_PARTS and len(p) >= 3]
+    parts = len(shared) / max(len(pa), len(pb)) if pa and pb and strong else 0.0
+    ratio = difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
+    return max(parts, ratio if ratio >= SPELLED_MIN else 0.0)
+
+
+def is_code_definition(hit: SearchHit) -> bool:
+    """A definition in a source file that is not a test (the neighbour a missing name
+    has: the real option's function, not a README section or a test using it)."""
+    return bool(hit.symbol) and hit.language not in _DOC_LANGUAGES and not is_test_path(hit.path)
+
+
+def is_test_path(path: str) -> bool:
+    return bool(_TEST_PATH.search(path))
+
+
+def defines(text: str, name: str) -> bool:
+    """The passage assigns or declares `name` at a line's start (`ErrX = errors.New(...)`
+    in a Go var block, `NAME = 3`, `const name =`): a definition with no symbol of its own."""
+    e = re.escape(name)
+    return bool(
+        re.search(rf"(?m)^[ \t]*(?:var |const |let |export const )?{e}\s*(?::=|=(?!=))", text)
+    )
+
+
+def candidate_names(hit: SearchHit, text: str) -> Iterable[tuple[str, bool]]:
+    """(name, defined here) of a code passage: its symbol's parts, then its code-shaped
+    words; none for docs and tests (a README's example is not the real thing)."""
+    if hit.language in _DOC_LANGUAGES or is_test_path(hit.path):
+        return
+    for part in hit.symbol.split(".") if hit.symbol and " > " not in hit.symbol else []:
+        yield part, True
+    for ident in dict.fromkeys(_TEXT_IDENT.findall(text)):
+        yield ident, defines(text, ident)
+
+
+def spelled_neighbour(name: str, passages: Iterable[tuple[SearchHit, str]]) -> tuple[int, str]:
+    """(index of the passage, name) of the name spelled most like `name` among the passages
+    (a definition before a mention, code before tests and docs, then list order); (-1, "")
+    when none is alike enough."""
+    best: tuple[tuple[float, int, float, int, int], int, str] | None = None
+    want = name.lstrip("-")
+    for i, (hit, text) in enumerate(passages):
+        code = 0 if is_code_definition(hit) else 1
+        for cand, defined in candidate_names(hit, text):
+            if cand == want or cand.lower() == want.lower():
+                continue
+            score = likeness(want, cand)
+            if score <= 0 or (score < PARTS_MIN and score < SPELLED_MIN):
+                continue
+            tie = difflib.SequenceMatcher(None, want.lower(), cand.lower()).ratio()
+            key = (-round(score, 2), 0 if defined else 1, -round(tie, 2), code, i)
+            if best is None or key < best[0]:
+                best = (key, i, cand)
+    return (best[1], best[2]) if best else (-1, "")
