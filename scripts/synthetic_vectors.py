@@ -24,7 +24,6 @@ from code_compass_server.embed.vectors import VectorItem, VectorStore
 from code_compass_server.index.catalog import Catalog
 from code_compass_server.storage import project_storage
 
-
 TOPIC_SPREAD = 0.9  # noise around a topic (and a topic around its theme), relative to unit
 
 

@@ -24,9 +24,11 @@ import numpy as np
 
 from code_compass_server.embed.vectors import (
     FORMAT,
+    NARROW_FILTER_SHARE,
     POINTER,
     approximate_chunks,
     best_chunks,
+    chunks_among,
     mapped_scores,
     read_index,
 )
@@ -131,10 +133,12 @@ class VectorReader:
             )
             if found is not None:
                 return found
+        valid = int(mask.sum()) if mask is not None else n
+        if mask is not None and valid * NARROW_FILTER_SHARE < n:
+            return chunks_among(self._mat, np.flatnonzero(mask), q, self._ids, k, self._mm)
         scores = self._scores(q)
         if mask is not None:
             scores[~mask] = -np.inf
-        valid = int(mask.sum()) if mask is not None else n
         return best_chunks(scores, self._ids, valid, k)
 
     def _scores(self, q: np.ndarray) -> np.ndarray:
