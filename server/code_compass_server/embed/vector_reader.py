@@ -127,15 +127,15 @@ class VectorReader:
             return []
         q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
+        valid = int(mask.sum()) if mask is not None else n
+        if mask is not None and valid * NARROW_FILTER_SHARE < n:  # exact, cheaper than a probe
+            return chunks_among(self._mat, np.flatnonzero(mask), q, self._ids, k, self._mm)
         if self._centroids is not None and not exact:
             found = approximate_chunks(
                 self._mat, self._centroids, self._lists, q, mask, self._ids, k, self._mm
             )
             if found is not None:
                 return found
-        valid = int(mask.sum()) if mask is not None else n
-        if mask is not None and valid * NARROW_FILTER_SHARE < n:
-            return chunks_among(self._mat, np.flatnonzero(mask), q, self._ids, k, self._mm)
         scores = self._scores(q)
         if mask is not None:
             scores[~mask] = -np.inf

@@ -1,4 +1,6 @@
-"""The vector store: rows of (chunk_id, project, path, language, vector), exact cosine top-k.
+"""The vector store: rows of (chunk_id, project, path, language, vector), cosine top-k: exact,
+or past IVF_MIN_ROWS rows through an approximate index (embed/ivf.py) whose probed rows are
+scored exactly; a filter leaving few rows gathers and scores just those.
 
 In memory the vectors are one fp32 matrix searched with a single mat-vec product; filters are
 boolean masks. A chunk may own several rows (one per <=256-token piece, see embed/split.py); a
@@ -18,6 +20,11 @@ On disk (directory given by the caller, beside the catalog):
   store.json            {"format", "generation", "model_id", "dims", "rows"} — the commit point
   vectors.<gen>.npy     fp32 [rows, dims]
   rows.<gen>.json       columnar row metadata
+  lists.<gen>.npy       int32 [rows]: each row's list of the approximate index (embed/ivf.py),
+                        present once the store holds IVF_MIN_ROWS rows and the index is built;
+                        rows are then written list by list
+  ivf.<g>.npy           fp32 [lists, dims]: the centroids, written by the save after a
+                        (re)training; the pointer's "ivf" names g, the rows trained on, crcs
 `save()` writes a new generation, fsyncs it, then atomically replaces store.json; files of other
 generations and stray temp files are removed after the switch or on open. If the process dies at
 any point, the store reopens at the last committed generation.
@@ -357,16 +364,15 @@ class VectorStore:
             return []
         q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
+        mm = snap.mapped[0] if snap.mapped is not None else None
+        if valid * NARROW_FILTER_SHARE < snap.n:  # exact, and cheaper than any probe
+            return chunks_among(snap.mat, np.flatnonzero(mask), q, snap.chunk_ids, k, mm)
         if snap.centroids is not None and not exact:
-            mm = snap.mapped[0] if snap.mapped is not None else None
             found = approximate_chunks(
                 snap.mat, snap.centroids, snap.lists, q, mask, snap.chunk_ids, k, mm
             )
             if found is not None:
                 return found
-        if valid * NARROW_FILTER_SHARE < snap.n:
-            mm = snap.mapped[0] if snap.mapped is not None else None
-            return chunks_among(snap.mat, np.flatnonzero(mask), q, snap.chunk_ids, k, mm)
         if snap.mapped is not None:
             scores = mapped_scores(snap.mat, q, *snap.mapped)
         else:
