@@ -150,7 +150,10 @@ class EmbeddingLinks:
         try:
             # One query at a time: an intra-op pool thread costs more to start than it saves.
             threads = 1 if self._queries_only else None
-            self._embedder = Embedder(threads=threads, sha_stamp=self._sha_stamp)
+            optimized = self._storage / "model-optimized" if self._queries_only else None
+            self._embedder = Embedder(
+                threads=threads, sha_stamp=self._sha_stamp, optimized_dir=optimized
+            )
         except Exception as exc:  # model not built: lexical search still works
             self.error = str(exc)
             log.warning("embeddings off: %s", exc)
