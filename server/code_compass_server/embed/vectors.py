@@ -398,6 +398,9 @@ class VectorStore:
         t0 = time.perf_counter()
         centroids = ivf.train(snap.mat, snap.alive)
         lists = ivf.assign(snap.mat, centroids)
+        if snap.mapped is not None and hasattr(snap.mapped[0], "madvise"):
+            with contextlib.suppress(OSError, ValueError):  # the pass read every page
+                snap.mapped[0].madvise(mmap.MADV_DONTNEED)
         with self._lock:
             if self._layout != layout:  # rows renumbered meanwhile: the next round retries
                 self._checked = None
