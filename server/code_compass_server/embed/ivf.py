@@ -46,7 +46,7 @@ def train(mat: np.ndarray, alive: np.ndarray, seed: int = 0) -> np.ndarray:
     """Unit centroids [lists, dims] of the `alive` rows of `mat` (spherical k-means on a
     sample; an emptied list is re-seeded with the row its centroid fits worst)."""
     rows = np.flatnonzero(alive)
-    k = list_count(len(rows))
+    k = min(list_count(len(rows)), len(rows))
     rng = np.random.default_rng(seed)
     take = min(len(rows), k * IVF_TRAIN_PER_LIST)
     sample = np.sort(rng.choice(rows, size=take, replace=False))
