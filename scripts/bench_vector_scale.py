@@ -130,6 +130,22 @@ def build(directory: Path, chunks: int, pieces_per_chunk: float) -> None:
     }))  # fmt: skip
 
 
+def reindex(directory: Path) -> None:
+    """Child: build the approximate index of an existing store again (after a change to
+    embed/ivf.py: the vectors stay), as its writer would; prints JSON."""
+    from code_compass_server.embed.vectors import VectorStore
+
+    t0 = time.perf_counter()
+    store = VectorStore(directory, MODEL_ID, DIMS)
+    t_open = time.perf_counter() - t0
+    store._trained_rows = 0  # as if it had never been built
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    store.maintain_index()
+    store.save()
+    took, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    print(json.dumps({"open_s": t_open, "ivf_s": took, "ivf_cpu_s": cpu, **rss_mb()}))
+
+
 def read(directory: Path, mode: str, queries: int, recall_queries: int) -> None:
     """Child: open the store loaded or mapped, search; prints JSON."""
     from code_compass_server.embed.vector_reader import VectorReader
@@ -201,12 +217,17 @@ def main() -> None:
         help="keep the built store here (reused when it exists: compare code versions on it)",
     )  # fmt: skip
     ap.add_argument("--modes", default="loaded,mapped", help="how the store is read")
+    ap.add_argument(
+        "--reindex", action="store_true", help="rebuild a kept store's approximate index first"
+    )
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         kind, directory, *rest = args.child
         if kind == "build":
             build(Path(directory), int(rest[0]), float(rest[1]))
+        elif kind == "reindex":
+            reindex(Path(directory))
         else:
             read(Path(directory), kind, int(rest[0]), int(rest[1]))
         return
@@ -227,6 +248,12 @@ def main() -> None:
                 f"vectors); add {built['add_s']:.1f} s, save {built['save_s']:.1f} s; "
                 f"approximate index {built['ivf_s']:.1f} s ({built['ivf_cpu_s']:.1f} s CPU) "
                 f"(child {time.perf_counter() - t0:.1f} s), peak RSS {built['VmHWM']:.0f} MB"
+            )
+        elif args.reindex:
+            r = child("--child", "reindex", str(work))
+            print(
+                f"approximate index rebuilt: {r['ivf_s']:.1f} s ({r['ivf_cpu_s']:.1f} s CPU) "
+                f"after a {r['open_s']:.1f} s open; peak RSS {r['VmHWM']:.0f} MB"
             )
         disk = sum(p.stat().st_size for p in work.iterdir()) / 1e6
         index = sum(p.stat().st_size for p in work.glob("*.npy") if p.name[:3] in ("ivf", "lis"))

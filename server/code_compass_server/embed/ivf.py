@@ -1,7 +1,7 @@
 """The approximate vector index: an inverted file (IVF) of k-means lists over a store's rows.
 
 Exact cosine over every row costs ~2 s at 1.5 M vectors (issue #31): instead the rows are
-grouped around `sqrt(rows)` centroids (spherical k-means on a sample), a query scores the
+grouped around `4 sqrt(rows)` centroids (spherical k-means on a sample), a query scores the
 centroids, and only the rows of the best few lists are scored — exactly, so the returned
 cosines are the true ones and only the candidate set is approximate. Rows added later go to
 their nearest list; the lists are retrained when the rows drift away from what they were
@@ -21,6 +21,7 @@ import numpy as np
 from code_compass_server.constants import (
     IVF_DRIFT_GROWTH,
     IVF_DRIFT_LIST_SHARE,
+    IVF_LISTS_PER_SQRT,
     IVF_MAX_LISTS,
     IVF_MIN_LISTS,
     IVF_MIN_PROBES,
@@ -35,7 +36,7 @@ UNASSIGNED = -1  # a row no list holds yet: always scanned
 
 
 def list_count(rows: int) -> int:
-    return max(IVF_MIN_LISTS, min(IVF_MAX_LISTS, int(math.sqrt(rows))))
+    return max(IVF_MIN_LISTS, min(IVF_MAX_LISTS, int(IVF_LISTS_PER_SQRT * math.sqrt(rows))))
 
 
 def probe_count(lists: int) -> int:
