@@ -762,6 +762,8 @@ class VectorStore:
         found = read_index(self.directory, pointer, len(ids))
         if isinstance(found, str):
             self.ann_note = found
+            if found:  # said where the server's log shows it; the worker rebuilds it
+                log.warning("%s: %s", self.directory, found)
         else:
             centroids, lists, self._ivf_generation, self._trained_rows = found
             self._list[: len(ids)] = lists
