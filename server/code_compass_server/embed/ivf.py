@@ -94,14 +94,38 @@ def drift(lists: np.ndarray, alive: np.ndarray, trained_rows: int, n_lists: int)
     return ""
 
 
-def probed_rows(centroids: np.ndarray, lists: np.ndarray, q: np.ndarray, probes: int) -> np.ndarray:
-    """Rows (ascending) of the `probes` lists nearest `q`, and every unassigned row."""
+def sorted_prefix(lists: np.ndarray) -> int:
+    """How many leading rows are in list order (a saved store writes its rows list by list;
+    rows added since follow in any order)."""
+    if len(lists) < 2:
+        return len(lists)
+    falls = np.flatnonzero(lists[1:] < lists[:-1])
+    return len(lists) if len(falls) == 0 else int(falls[0]) + 1
+
+
+def probe(
+    centroids: np.ndarray, lists: np.ndarray, in_order: int, q: np.ndarray, probes: int
+) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The rows of the `probes` lists nearest `q`, and of no list yet: as spans [start, end)
+    of the first `in_order` rows (in list order: each list is one stretch, found by bisection,
+    and scored without a copy), and the other rows one by one (ascending)."""
     k = len(centroids)
     near = np.argpartition(-(centroids @ q), probes - 1)[:probes] if probes < k else np.arange(k)
+    wanted = np.sort(np.append(near, UNASSIGNED))
+    head = lists[:in_order]
+    starts = np.searchsorted(head, wanted, side="left")
+    ends = np.searchsorted(head, wanted, side="right")
+    spans = [(int(a), int(b)) for a, b in zip(starts, ends, strict=True) if b > a]
     chosen = np.zeros(k + 1, dtype=bool)  # slot 0: UNASSIGNED, shifted by one
-    chosen[near + 1] = True
-    chosen[0] = True
-    return np.flatnonzero(chosen[lists + 1])
+    chosen[wanted + 1] = True
+    tail = np.flatnonzero(chosen[lists[in_order:] + 1]) + in_order
+    return spans, tail
+
+
+def probed_rows(centroids: np.ndarray, lists: np.ndarray, q: np.ndarray, probes: int) -> np.ndarray:
+    """Rows (ascending) of the `probes` lists nearest `q`, and every unassigned row."""
+    spans, tail = probe(centroids, lists, sorted_prefix(lists), q, probes)
+    return np.sort(np.concatenate([np.arange(a, b) for a, b in spans] + [tail]))
 
 
 class PickedIds(Sequence[str]):

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from code_compass_server.embed import ivf
 from code_compass_server.embed.vectors import (
     FORMAT,
     NARROW_FILTER_SHARE,
@@ -54,6 +55,7 @@ class VectorReader:
         self._path_names: list[str] = []
         self._centroids: np.ndarray | None = None
         self._lists = np.zeros(0, dtype=np.int32)
+        self._in_order = 0
         self.ann_note = ""  # why a big store is scanned exactly ("" if it is not, or small)
         for _ in range(_OPEN_ATTEMPTS):
             try:
@@ -103,6 +105,7 @@ class VectorReader:
                 log.warning("%s: %s", self.directory, found)
         else:
             self._centroids, self._lists = found[0], found[1]
+            self._in_order = ivf.sorted_prefix(self._lists)
 
     def count(self) -> int:
         return len(self._ids)
@@ -132,7 +135,15 @@ class VectorReader:
             return chunks_among(self._mat, np.flatnonzero(mask), q, self._ids, k, self._mm)
         if self._centroids is not None and not exact:
             found = approximate_chunks(
-                self._mat, self._centroids, self._lists, q, mask, self._ids, k, self._mm
+                self._mat,
+                self._centroids,
+                self._lists,
+                self._in_order,
+                q,
+                mask,
+                self._ids,
+                k,
+                self._mm,
             )
             if found is not None:
                 return found

@@ -91,6 +91,7 @@ class _Snapshot:
     project_codes: dict[str, int]
     language_codes: dict[str, int]
     lists: np.ndarray  # [n] int32: each row's IVF list (ivf.UNASSIGNED without an index)
+    in_order: int  # leading rows in list order (ivf.sorted_prefix)
     centroids: np.ndarray | None  # the IVF lists' centroids; None: exact scans only
     masks: dict[tuple[str | None, str | None, str | None], np.ndarray] = field(default_factory=dict)
 
@@ -152,6 +153,7 @@ def approximate_chunks(
     mat: np.ndarray,
     centroids: np.ndarray,
     lists: np.ndarray,
+    in_order: int,
     q: np.ndarray,
     mask: np.ndarray | None,
     chunk_ids: Sequence[str],
@@ -161,12 +163,21 @@ def approximate_chunks(
     """The best `k` chunks among the rows of the lists nearest `q` (exact cosine on those
     rows), or None when they hold fewer than `k` chunks passing the filters (a narrow filter:
     the caller scans exactly)."""
-    rows = ivf.probed_rows(centroids, lists, q, ivf.probe_count(len(centroids)))
+    spans, tail = ivf.probe(centroids, lists, in_order, q, ivf.probe_count(len(centroids)))
+    rows = np.concatenate([np.arange(a, b) for a, b in spans] + [tail])
+    scores = np.concatenate(
+        [np.asarray(mat[a:b] @ q, dtype=np.float32) for a, b in spans]
+        + [np.asarray(mat[tail] @ q, dtype=np.float32)]
+    )
+    if mm is not None and hasattr(mm, "madvise"):
+        with contextlib.suppress(OSError, ValueError):  # leave no matrix pages resident
+            mm.madvise(mmap.MADV_DONTNEED)
     if mask is not None:
-        rows = rows[mask[rows]]
+        keep = mask[rows]
+        rows, scores = rows[keep], scores[keep]
     if len(rows) == 0:
         return None
-    found = chunks_among(mat, rows, q, chunk_ids, k, mm)
+    found = best_chunks(scores, ivf.PickedIds(chunk_ids, rows), len(rows), k)
     return found if len(found) >= k else None
 
 
@@ -369,7 +380,7 @@ class VectorStore:
             return chunks_among(snap.mat, np.flatnonzero(mask), q, snap.chunk_ids, k, mm)
         if snap.centroids is not None and not exact:
             found = approximate_chunks(
-                snap.mat, snap.centroids, snap.lists, q, mask, snap.chunk_ids, k, mm
+                snap.mat, snap.centroids, snap.lists, snap.in_order, q, mask, snap.chunk_ids, k, mm
             )
             if found is not None:
                 return found
@@ -526,6 +537,7 @@ class VectorStore:
             project_codes=dict(self._project_codes),
             language_codes=dict(self._language_codes),
             lists=self._list[:n],
+            in_order=ivf.sorted_prefix(self._list[:n]) if self._centroids is not None else 0,
             centroids=self._centroids,
         )
 
