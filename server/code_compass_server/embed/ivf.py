@@ -122,12 +122,6 @@ def probe(
     return spans, tail
 
 
-def probed_rows(centroids: np.ndarray, lists: np.ndarray, q: np.ndarray, probes: int) -> np.ndarray:
-    """Rows (ascending) of the `probes` lists nearest `q`, and every unassigned row."""
-    spans, tail = probe(centroids, lists, sorted_prefix(lists), q, probes)
-    return np.sort(np.concatenate([np.arange(a, b) for a, b in spans] + [tail]))
-
-
 class PickedIds(Sequence[str]):
     """The chunk ids of a subset of rows, indexed as the subset is (no copy of the list)."""
 
