@@ -799,8 +799,10 @@ class VectorStore:
                 continue
             if parts[0] in ("vectors", "rows", "lists") and int(parts[1]) != keep:
                 entry.unlink(missing_ok=True)
-            elif parts[0] == "ivf" and int(parts[1]) != self._ivf_generation:
-                entry.unlink(missing_ok=True)  # centroids of another training
+            elif (
+                parts[0] == "ivf" and self._ivf_generation and int(parts[1]) != self._ivf_generation
+            ):
+                entry.unlink(missing_ok=True)  # centroids of another training (0: not known yet)
 
 
 def read_index(
