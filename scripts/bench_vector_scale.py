@@ -9,12 +9,17 @@ extrapolated are kept apart:
   pieces per chunk, and the share of chunks whose embedding texts contain no `django` — those
   texts are identical in every copy of scripts/scale_corpus.py (it renames only `django`), so
   the embedding cache legitimately embeds them once for all copies;
-- measured at full size, with synthetic unit vectors in place of embeddings (an exact cosine
-  scan costs the same whatever the values): the store's build (add + save), its disk size, and
-  in separate child processes (each process's own peak RSS) the two ways it is read — loaded
-  (`VectorStore`, what the language server holds) and memory-mapped (`VectorReader`, what a
-  query process reads) — open time, resident memory after open, and search p50/p95 (top 20,
-  one project of the corpus's copies, and with a path prefix too);
+- measured at full size, with synthetic unit vectors in place of embeddings, clustered as
+  embeddings are (synthetic_vectors.clustered_unit_vectors: uniform random vectors have no near
+  neighbours, so no approximate index could be judged on them): the store's build (add +
+  save), the approximate index's build (embed/ivf.py, what the embedding worker does once
+  caught up) and its disk, and in separate child processes (each process's own peak RSS) the
+  two ways it is read — loaded (`VectorStore`, what the language server holds) and
+  memory-mapped (`VectorReader`, what a query process reads) — open time, resident memory
+  after open, search p50/p95 (top 20, the whole store as a monorepo's one project, and with a
+  path prefix), and recall@10 of the approximate search against the exact scan on
+  --recall-queries queries (a query is a stored vector moved by noise, as a question is near
+  the passage that answers it);
 - extrapolated: the time to embed, from --pieces-per-s (a rate measured by bench_embed.py on
   this machine) and the pieces left after the cache's reuse.
 """
@@ -38,8 +43,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from benchdata import django_source  # noqa: E402
+from synthetic_vectors import clustered_unit_vectors  # noqa: E402
 
 COPIES = 24  # scripts/scale_corpus.py's default: ~1.26M chunks
+PROJECT = "monorepo"  # the scale corpus is one project: its store holds every copy
 DIMS = 384
 MODEL_ID = "synthetic-vectors"
 BATCH = 20_000
@@ -85,6 +92,9 @@ def build(directory: Path, chunks: int, pieces_per_chunk: float) -> None:
     rng = np.random.default_rng(0)
     store = VectorStore(directory, MODEL_ID, DIMS)
     t0 = time.perf_counter()
+    rows_needed = int(chunks * pieces_per_chunk * 1.01) + BATCH  # the pieces, with room
+    pool = clustered_unit_vectors(rows_needed, DIMS, rng)
+    used = 0
     rows = 0
     extra = pieces_per_chunk - 1.0
     chunk = 0
@@ -92,25 +102,51 @@ def build(directory: Path, chunks: int, pieces_per_chunk: float) -> None:
         n = min(BATCH, chunks - chunk)
         items: list[VectorItem] = []
         counts = 1 + (rng.random(n) < extra).astype(int)  # pieces of each chunk
-        vecs = rng.standard_normal((int(counts.sum()), DIMS), dtype=np.float32)
+        vecs = pool[used : used + int(counts.sum())]
+        used += len(vecs)
         k = 0
         for i in range(n):
             cid = chunk + i
             copy = cid * COPIES // chunks
             path = f"svc{copy:02d}/django{copy}/mod{cid // 12}.py"
             for _ in range(counts[i]):
-                items.append(VectorItem(f"c{cid}", f"svc{copy:02d}", path, "python", vecs[k]))
+                items.append(VectorItem(f"c{cid}", PROJECT, path, "python", vecs[k]))
                 k += 1
         rows += store.add(items)
         chunk += n
     t_add = time.perf_counter() - t0
+    del pool
     t0 = time.perf_counter()
     store.save()
     t_save = time.perf_counter() - t0
-    print(json.dumps({"rows": rows, "add_s": t_add, "save_s": t_save, **rss_mb()}))
+    t0 = time.perf_counter()
+    cpu0 = time.process_time()
+    store.maintain_index()  # what the embedding worker does once it has caught up
+    store.save()
+    t_ivf, cpu_ivf = time.perf_counter() - t0, time.process_time() - cpu0
+    print(json.dumps({
+        "rows": rows, "add_s": t_add, "save_s": t_save, "ivf_s": t_ivf, "ivf_cpu_s": cpu_ivf,
+        **rss_mb(),
+    }))  # fmt: skip
 
 
-def read(directory: Path, mode: str, queries: int) -> None:
+def reindex(directory: Path) -> None:
+    """Child: build the approximate index of an existing store again (after a change to
+    embed/ivf.py: the vectors stay), as its writer would; prints JSON."""
+    from code_compass_server.embed.vectors import VectorStore
+
+    t0 = time.perf_counter()
+    store = VectorStore(directory, MODEL_ID, DIMS)
+    t_open = time.perf_counter() - t0
+    store._trained_rows = 0  # as if it had never been built
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    store.maintain_index()
+    store.save()
+    took, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    print(json.dumps({"open_s": t_open, "ivf_s": took, "ivf_cpu_s": cpu, **rss_mb()}))
+
+
+def read(directory: Path, mode: str, queries: int, recall_queries: int) -> None:
     """Child: open the store loaded or mapped, search; prints JSON."""
     from code_compass_server.embed.vector_reader import VectorReader
     from code_compass_server.embed.vectors import VectorStore
@@ -125,18 +161,28 @@ def read(directory: Path, mode: str, queries: int) -> None:
     t_open = time.perf_counter() - t0
     opened = rss_mb()
     rng = np.random.default_rng(1)
+    pool = clustered_unit_vectors(4096, DIMS, np.random.default_rng(0))  # the build's first rows
     plain: list[float] = []
     prefixed: list[float] = []
+    exact: list[float] = []
+    recall: list[float] = []
     for i in range(queries):
-        q = rng.standard_normal(DIMS).astype(np.float32)
-        project = f"svc{i % COPIES:02d}"
+        noise = rng.standard_normal(DIMS).astype(np.float32)
+        q = pool[rng.integers(0, len(pool))] + 0.6 * noise / np.linalg.norm(noise)
         t0 = time.perf_counter()
-        hits = store.search(q, 20, project=project)
+        hits = store.search(q, 20, project=PROJECT)
         plain.append(time.perf_counter() - t0)
         assert len(hits) == 20
         t0 = time.perf_counter()
-        store.search(q, 20, project=project, path_prefix=f"{project}/django{i % COPIES}/mod1")
+        copy = i % COPIES
+        store.search(q, 20, project=PROJECT, path_prefix=f"svc{copy:02d}/django{copy}/mod1")
         prefixed.append(time.perf_counter() - t0)
+        if i < recall_queries:
+            t0 = time.perf_counter()
+            truth = store.search(q, 10, project=PROJECT, exact=True)
+            exact.append(time.perf_counter() - t0)
+            got = {cid for cid, _ in hits[:10]}
+            recall.append(len(got & {cid for cid, _ in truth}) / len(truth))
     after = rss_mb()
     print(json.dumps({
         "open_s": t_open,
@@ -145,7 +191,65 @@ def read(directory: Path, mode: str, queries: int) -> None:
         "file_after_mb": after["RssFile"], "peak_mb": after["VmHWM"],
         "p50_ms": 1000 * pct(plain, 0.5), "p95_ms": 1000 * pct(plain, 0.95),
         "prefix_p50_ms": 1000 * pct(prefixed, 0.5), "prefix_p95_ms": 1000 * pct(prefixed, 0.95),
+        "exact_p50_ms": 1000 * pct(exact, 0.5), "exact_p95_ms": 1000 * pct(exact, 0.95),
+        "recall10": float(np.mean(recall)) if recall else float("nan"),
+        "approximate": getattr(store, "ann_note", "") == "",
     }))  # fmt: skip
+
+
+def real_recall(sources: list[Path], questions: Path, count: int, shares: list[float]) -> None:
+    """Recall@10 of the approximate index against the exact scan on real MiniLM vectors: every
+    vector of the given vector stores (`vectors.<gen>.npy`) and embedding caches
+    (`embed-cache.sqlite`), pooled, deduplicated, indexed with the index's own rules (the size
+    threshold lowered to fit); queries are real questions (eval/realqa) embedded by the model.
+    Synthetic clusters are kinder to an approximate index than real embeddings are."""
+    import sqlite3
+
+    from code_compass_server.embed import ivf, vectors
+    from code_compass_server.embed.model import Embedder
+    from code_compass_server.embed.vector_reader import VectorReader
+    from code_compass_server.embed.vectors import VectorItem, VectorStore
+
+    found: list[np.ndarray] = []
+    for src in sources:
+        if src.name == "embed-cache.sqlite":
+            with tempfile.TemporaryDirectory() as tmp:  # a copy: never lock another's cache
+                shutil.copy(src, Path(tmp) / "c.sqlite")
+                db = sqlite3.connect(Path(tmp) / "c.sqlite")
+                blobs = [b for (b,) in db.execute("SELECT vec FROM vectors")]
+                db.close()
+            found += [np.frombuffer(b, np.float32) for b in blobs if len(b) == DIMS * 4]
+        else:
+            found += list(np.load(src, allow_pickle=False))
+    mat = np.unique(np.round(np.stack(found), 5), axis=0).astype(np.float32)
+    mat /= np.linalg.norm(mat, axis=1, keepdims=True)
+    texts = [json.loads(line)["question"] for line in questions.read_text().splitlines() if line]
+    texts = random.Random(0).sample(texts, min(count, len(texts)))
+    embedder = Embedder(threads=1)
+    queries = [embedder.embed_query(t) for t in texts]
+    ivf.IVF_MIN_ROWS = vectors.IVF_MIN_ROWS = min(len(mat), ivf.IVF_MIN_ROWS)  # type: ignore[misc]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = VectorStore(Path(tmp) / "v", MODEL_ID, DIMS)
+        store.add(VectorItem(f"c{i}", "p", "a.py", "python", v) for i, v in enumerate(mat))
+        store.maintain_index()
+        store.save()
+        reader = VectorReader(Path(tmp) / "v", MODEL_ID, DIMS)
+        assert reader._centroids is not None, reader.ann_note
+        lists = len(reader._centroids)
+        truth = [{c for c, _ in reader.search(q, 10, exact=True)} for q in queries]
+        default = ivf.IVF_PROBE_SHARE
+        for share in shares:
+            ivf.IVF_PROBE_SHARE = share  # type: ignore[misc]
+            got = [
+                len({c for c, _ in reader.search(q, 10)} & t) / 10
+                for q, t in zip(queries, truth, strict=True)
+            ]
+            mark = " (the default)" if share == default else ""
+            print(
+                f"real vectors: {len(mat):,}, {lists} lists, {ivf.probe_count(lists)} probed "
+                f"({share:.0%}{mark}): recall@10 vs exact {np.mean(got):.3f} over "
+                f"{len(queries)} questions (min {min(got):.1f})"
+            )
 
 
 def child(*args: str) -> dict[str, float]:
@@ -160,6 +264,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--chunks", type=int, default=1_256_580, help="24 copies of Django")
     ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--recall-queries", type=int, default=30, help="also scanned exactly")
     ap.add_argument("--sample", type=int, default=3000, help="Django chunks for the shape")
     ap.add_argument("--pieces-per-s", type=float, default=0.0, help="measured embedding rate")
     ap.add_argument(
@@ -167,14 +272,29 @@ def main() -> None:
         help="keep the built store here (reused when it exists: compare code versions on it)",
     )  # fmt: skip
     ap.add_argument("--modes", default="loaded,mapped", help="how the store is read")
+    ap.add_argument(
+        "--reindex", action="store_true", help="rebuild a kept store's approximate index first"
+    )
+    ap.add_argument(
+        "--real", type=Path, nargs="+",
+        help="only the recall on real vectors: vectors.<gen>.npy files and embed-cache.sqlite",
+    )  # fmt: skip
+    ap.add_argument("--questions", type=Path, default=ROOT / "eval" / "realqa" / "questions.jsonl")
+    ap.add_argument("--probe-shares", default="0.02,0.04,0.06,0.1")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.real:
+        shares = [float(x) for x in args.probe_shares.split(",")]
+        real_recall(args.real, args.questions, args.queries, shares)
+        return
     if args.child:
         kind, directory, *rest = args.child
         if kind == "build":
             build(Path(directory), int(rest[0]), float(rest[1]))
+        elif kind == "reindex":
+            reindex(Path(directory))
         else:
-            read(Path(directory), kind, int(rest[0]))
+            read(Path(directory), kind, int(rest[0]), int(rest[1]))
         return
 
     ratio, same, django_chunks = django_shape(args.sample)
@@ -190,19 +310,30 @@ def main() -> None:
             built = child("--child", "build", str(work), str(args.chunks), str(ratio))
             print(
                 f"build: {args.chunks:,} chunks, {built['rows']:,.0f} vectors (synthetic unit "
-                f"vectors); add {built['add_s']:.1f} s, save {built['save_s']:.1f} s "
+                f"vectors); add {built['add_s']:.1f} s, save {built['save_s']:.1f} s; "
+                f"approximate index {built['ivf_s']:.1f} s ({built['ivf_cpu_s']:.1f} s CPU) "
                 f"(child {time.perf_counter() - t0:.1f} s), peak RSS {built['VmHWM']:.0f} MB"
             )
+        elif args.reindex:
+            r = child("--child", "reindex", str(work))
+            print(
+                f"approximate index rebuilt: {r['ivf_s']:.1f} s ({r['ivf_cpu_s']:.1f} s CPU) "
+                f"after a {r['open_s']:.1f} s open; peak RSS {r['VmHWM']:.0f} MB"
+            )
         disk = sum(p.stat().st_size for p in work.iterdir()) / 1e6
-        print(f"store {work}: disk {disk:,.0f} MB")
+        index = sum(p.stat().st_size for p in work.glob("*.npy") if p.name[:3] in ("ivf", "lis"))
+        print(f"store {work}: disk {disk:,.0f} MB, the approximate index {index / 1e6:.1f} MB")
         for mode in args.modes.split(","):
-            r = child("--child", mode, str(work), str(args.queries))
+            r = child("--child", mode, str(work), str(args.queries), str(args.recall_queries))
             print(
                 f"{mode}: open {r['open_s']:.2f} s (+{r['anon_open_mb']:.0f} MB heap); after "
                 f"{args.queries} searches RSS {r['rss_after_mb']:.0f} MB (heap "
                 f"{r['anon_after_mb']:.0f}, file pages {r['file_after_mb']:.0f}), peak "
-                f"{r['peak_mb']:.0f} MB; search p50/p95 {r['p50_ms']:.0f}/{r['p95_ms']:.0f} ms, "
-                f"with a path prefix {r['prefix_p50_ms']:.0f}/{r['prefix_p95_ms']:.0f} ms"
+                f"{r['peak_mb']:.0f} MB; search p50/p95 {r['p50_ms']:.0f}/{r['p95_ms']:.0f} ms "
+                f"({'approximate' if r['approximate'] else 'EXACT'}), with a path prefix "
+                f"{r['prefix_p50_ms']:.0f}/{r['prefix_p95_ms']:.0f} ms; exact scan "
+                f"{r['exact_p50_ms']:.0f}/{r['exact_p95_ms']:.0f} ms; recall@10 vs exact "
+                f"{r['recall10']:.3f} ({args.recall_queries} queries)"
             )
     finally:
         if not keep:

@@ -72,3 +72,26 @@ def test_length_buckets_bound_padding() -> None:
         width = max(lengths[i] for i in b)
         assert sum(lengths[i] for i in b) / (width * len(b)) >= 0.75
     assert length_buckets([5, 6], max_batch=1) == [[1], [0]]
+
+
+def test_a_query_session_on_the_saved_optimized_graph_gives_the_same_vectors(
+    model_dir: Path, embedder: Embedder, tmp_path: Path
+) -> None:
+    texts = ["how are blueprints registered", "def read_lines(path): return open(path)"]
+    want = embedder.embed(texts)
+    first = Embedder(model_dir, threads=1, optimized_dir=tmp_path / "opt")
+    saved = list((tmp_path / "opt").iterdir())
+    assert [p.name for p in saved] == [f"{first.model_id}-ort{_ort_version()}.onnx"]
+    second = Embedder(model_dir, threads=1, optimized_dir=tmp_path / "opt")  # loads that file
+    for e in (first, second):
+        np.testing.assert_allclose(e.embed(texts), want, atol=1e-5)
+    saved[0].write_bytes(b"not a model")  # damaged: dropped, the model itself loads
+    third = Embedder(model_dir, threads=1, optimized_dir=tmp_path / "opt")
+    np.testing.assert_allclose(third.embed(texts), want, atol=1e-5)
+    assert not saved[0].exists()
+
+
+def _ort_version() -> str:
+    import onnxruntime
+
+    return str(onnxruntime.__version__)

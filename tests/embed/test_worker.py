@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from code_compass_server.embed.cache import EmbeddingCache
 from code_compass_server.embed.model import Embedder
@@ -149,3 +151,26 @@ def test_pieces_tokenized_once_give_the_vectors_of_their_texts(
         best = store.search(expected[-1], 1)
         assert best and best[0][0] == it.chunk_id and best[0][1] > 0.9999
     worker.stop()
+
+
+def test_a_caught_up_worker_builds_the_approximate_index_before_it_is_idle(
+    embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from code_compass_server.embed import ivf, vectors
+
+    monkeypatch.setattr(ivf, "IVF_MIN_ROWS", 30)  # 50,000 real chunks would take an hour
+    monkeypatch.setattr(vectors, "IVF_MIN_ROWS", 30)
+    pending = chunks(40)
+    store = VectorStore(tmp_path / "v", embedder.model_id)
+
+    def fetch(limit: int) -> list[PendingChunk]:
+        return [c for c in pending if not store.has(c.chunk_id)][:limit]
+
+    worker = EmbeddingWorker(fetch, embedder, store, None, batch_size=16)
+    worker.start()
+    assert worker.wait_idle(timeout=120)
+    worker.stop()
+    pointer = json.loads((tmp_path / "v" / "store.json").read_text())
+    assert pointer["ivf"]["trained_rows"] == 40  # built and saved by the time it was idle
+    q = embedder.embed_query("def f17(x): return x + 17")
+    assert store.search(q, 1)[0][0] == "c17"

@@ -287,6 +287,10 @@ def _run(args: argparse.Namespace) -> int:
         from code_compass_server.cli.index_command import cmd_index
 
         return cmd_index(args)
+    if args.command in ("search", "ask"):
+        # One query's products are small: OpenBLAS's thread pool would cost more to start
+        # (about 25 ms of CPU at numpy's import) than it saves. Set before numpy loads.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from code_compass_server.cli import commands
 
     handlers: dict[str, Any] = {

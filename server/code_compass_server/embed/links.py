@@ -145,17 +145,23 @@ class EmbeddingLinks:
             return True
         if self.error:
             return False
-        from code_compass_server.embed.cache import EmbeddingCache
         from code_compass_server.embed.model import Embedder
 
         try:
-            self._embedder = Embedder(sha_stamp=self._sha_stamp)
+            # One query at a time: an intra-op pool thread costs more to start than it saves.
+            threads = 1 if self._queries_only else None
+            optimized = self._storage / "model-optimized" if self._queries_only else None
+            self._embedder = Embedder(
+                threads=threads, sha_stamp=self._sha_stamp, optimized_dir=optimized
+            )
         except Exception as exc:  # model not built: lexical search still works
             self.error = str(exc)
             log.warning("embeddings off: %s", exc)
             return False
         if self._queries_only:
             return True
+        from code_compass_server.embed.cache import EmbeddingCache
+
         self._cache = EmbeddingCache(
             self._storage / "embed-cache.sqlite", self._embedder.model_id, unit_vectors=True
         )

@@ -22,7 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from code_compass_server.embed.vectors import FORMAT, POINTER, best_chunks, mapped_scores
+from code_compass_server.embed import ivf
+from code_compass_server.embed.vectors import (
+    FORMAT,
+    NARROW_FILTER_SHARE,
+    POINTER,
+    approximate_chunks,
+    best_chunks,
+    chunks_among,
+    mapped_scores,
+    read_index,
+)
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +53,10 @@ class VectorReader:
         self._project_codes: dict[str, int] = {}
         self._language_codes: dict[str, int] = {}
         self._path_names: list[str] = []
+        self._centroids: np.ndarray | None = None
+        self._lists = np.zeros(0, dtype=np.int32)
+        self._in_order = 0
+        self.ann_note = ""  # why a big store is scanned exactly ("" if it is not, or small)
         for _ in range(_OPEN_ATTEMPTS):
             try:
                 self._open(model_id)
@@ -84,6 +98,14 @@ class VectorReader:
         self._project_codes = {name: i for i, name in enumerate(rows["projects"])}
         self._language_codes = {name: i for i, name in enumerate(rows["languages"])}
         self._path_names = rows["paths"]
+        found = read_index(self.directory, pointer, n)
+        if isinstance(found, str):
+            self.ann_note = found
+            if found:
+                log.warning("%s: %s", self.directory, found)
+        else:
+            self._centroids, self._lists = found[0], found[1]
+            self._in_order = ivf.sorted_prefix(self._lists)
 
     def count(self) -> int:
         return len(self._ids)
@@ -95,8 +117,11 @@ class VectorReader:
         project: str | None = None,
         path_prefix: str | None = None,
         language: str | None = None,
+        *,
+        exact: bool = False,
     ) -> list[tuple[str, float]]:
-        """Best `k` chunks by cosine (a chunk scores as its best piece), best first."""
+        """Best `k` chunks by cosine (a chunk scores as its best piece), best first.
+        `exact`: scan every row even where an approximate index exists (recall checks)."""
         n = len(self._ids)
         if n == 0 or k <= 0:
             return []
@@ -105,10 +130,26 @@ class VectorReader:
             return []
         q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
+        valid = int(mask.sum()) if mask is not None else n
+        if mask is not None and valid * NARROW_FILTER_SHARE < n:  # exact, cheaper than a probe
+            return chunks_among(self._mat, np.flatnonzero(mask), q, self._ids, k, self._mm)
+        if self._centroids is not None and not exact:
+            found = approximate_chunks(
+                self._mat,
+                self._centroids,
+                self._lists,
+                self._in_order,
+                q,
+                mask,
+                self._ids,
+                k,
+                self._mm,
+            )
+            if found is not None:
+                return found
         scores = self._scores(q)
         if mask is not None:
             scores[~mask] = -np.inf
-        valid = int(mask.sum()) if mask is not None else n
         return best_chunks(scores, self._ids, valid, k)
 
     def _scores(self, q: np.ndarray) -> np.ndarray:

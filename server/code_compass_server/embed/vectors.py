@@ -1,4 +1,6 @@
-"""The vector store: rows of (chunk_id, project, path, language, vector), exact cosine top-k.
+"""The vector store: rows of (chunk_id, project, path, language, vector), cosine top-k: exact,
+or past IVF_MIN_ROWS rows through an approximate index (embed/ivf.py) whose probed rows are
+scored exactly; a filter leaving few rows gathers and scores just those.
 
 In memory the vectors are one fp32 matrix searched with a single mat-vec product; filters are
 boolean masks. A chunk may own several rows (one per <=256-token piece, see embed/split.py); a
@@ -18,6 +20,11 @@ On disk (directory given by the caller, beside the catalog):
   store.json            {"format", "generation", "model_id", "dims", "rows"} — the commit point
   vectors.<gen>.npy     fp32 [rows, dims]
   rows.<gen>.json       columnar row metadata
+  lists.<gen>.npy       int32 [rows]: each row's list of the approximate index (embed/ivf.py),
+                        present once the store holds IVF_MIN_ROWS rows and the index is built;
+                        rows are then written list by list
+  ivf.<g>.npy           fp32 [lists, dims]: the centroids, written by the save after a
+                        (re)training; the pointer's "ivf" names g, the rows trained on, crcs
 `save()` writes a new generation, fsyncs it, then atomically replaces store.json; files of other
 generations and stray temp files are removed after the switch or on open. If the process dies at
 any point, the store reopens at the last committed generation.
@@ -35,6 +42,7 @@ import logging
 import mmap
 import os
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +51,8 @@ from typing import Any
 
 import numpy as np
 
-from code_compass_server.constants import EMBED_DIMS, VECTOR_COMPACT_DEAD_SHARE
+from code_compass_server.constants import EMBED_DIMS, IVF_MIN_ROWS, VECTOR_COMPACT_DEAD_SHARE
+from code_compass_server.embed import ivf
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +61,7 @@ POINTER = "store.json"
 _MIN_CAPACITY = 1024
 _MASK_CACHE = 16  # filter masks kept per snapshot
 _LOAD_TRIES = 3  # reads of a store whose writer switched generation meanwhile
+NARROW_FILTER_SHARE = 8  # a filter leaving under 1/8 of the rows: gather those, scan no more
 BLOCK_ROWS = 8192  # rows per block of a mapped matrix's scan: 12 MB of fp32 at 384 dims
 
 
@@ -80,6 +90,9 @@ class _Snapshot:
     n_paths: int
     project_codes: dict[str, int]
     language_codes: dict[str, int]
+    lists: np.ndarray  # [n] int32: each row's IVF list (ivf.UNASSIGNED without an index)
+    in_order: int  # leading rows in list order (ivf.sorted_prefix)
+    centroids: np.ndarray | None  # the IVF lists' centroids; None: exact scans only
     masks: dict[tuple[str | None, str | None, str | None], np.ndarray] = field(default_factory=dict)
 
     def mask(
@@ -136,6 +149,55 @@ def mapped_scores(mat: np.ndarray, q: np.ndarray, mm: mmap.mmap | None, offset: 
     return scores
 
 
+def approximate_chunks(
+    mat: np.ndarray,
+    centroids: np.ndarray,
+    lists: np.ndarray,
+    in_order: int,
+    q: np.ndarray,
+    mask: np.ndarray | None,
+    chunk_ids: Sequence[str],
+    k: int,
+    mm: mmap.mmap | None,
+) -> list[tuple[str, float]] | None:
+    """The best `k` chunks among the rows of the lists nearest `q` (exact cosine on those
+    rows), or None when they hold fewer than `k` chunks passing the filters (a narrow filter:
+    the caller scans exactly)."""
+    spans, tail = ivf.probe(centroids, lists, in_order, q, ivf.probe_count(len(centroids)))
+    rows = np.concatenate([np.arange(a, b) for a, b in spans] + [tail])
+    scores = np.concatenate(
+        [np.asarray(mat[a:b] @ q, dtype=np.float32) for a, b in spans]
+        + [np.asarray(mat[tail] @ q, dtype=np.float32)]
+    )
+    if mm is not None and hasattr(mm, "madvise"):
+        with contextlib.suppress(OSError, ValueError):  # leave no matrix pages resident
+            mm.madvise(mmap.MADV_DONTNEED)
+    if mask is not None:
+        keep = mask[rows]
+        rows, scores = rows[keep], scores[keep]
+    if len(rows) == 0:
+        return None
+    found = best_chunks(scores, ivf.PickedIds(chunk_ids, rows), len(rows), k)
+    return found if len(found) >= k else None
+
+
+def chunks_among(
+    mat: np.ndarray,
+    rows: np.ndarray,
+    q: np.ndarray,
+    chunk_ids: Sequence[str],
+    k: int,
+    mm: mmap.mmap | None,
+) -> list[tuple[str, float]]:
+    """The best `k` chunks of these rows (ascending) by exact cosine: a probed list, or the
+    rows a narrow filter leaves (cheaper gathered than a scan of every row)."""
+    scores = np.asarray(mat[rows] @ q, dtype=np.float32)  # rows ascending: a forward read
+    if mm is not None and hasattr(mm, "madvise"):
+        with contextlib.suppress(OSError, ValueError):  # leave no matrix pages resident
+            mm.madvise(mmap.MADV_DONTNEED)
+    return best_chunks(scores, ivf.PickedIds(chunk_ids, rows), len(rows), k)
+
+
 def best_chunks(
     scores: np.ndarray, chunk_ids: Sequence[str], valid: int, k: int
 ) -> list[tuple[str, float]]:
@@ -164,7 +226,14 @@ def best_chunks(
 
 
 class VectorStore:
-    """Persistent exact-cosine vector store. Thread-safe (see module docstring)."""
+    """Persistent cosine vector store: exact, or approximate past IVF_MIN_ROWS rows (embed/
+    ivf.py). Thread-safe (see module docstring)."""
+
+    _snapshot: _Snapshot
+    _list: np.ndarray  # [capacity] int32: each row's IVF list
+    _centroids: np.ndarray | None
+    _trained_rows: int
+    _ivf_generation: int
 
     def __init__(
         self,
@@ -180,6 +249,11 @@ class VectorStore:
         # False while another process holds the writer lock: never save, never sweep.
         self._writable = writable or (lambda: True)
         self.load_error = ""  # why the committed store could not be read ("" if it could)
+        # How searches run when there are IVF_MIN_ROWS rows or more but no approximate index
+        # (never built, a build killed before its save, unreadable): "" when nothing to say.
+        self.ann_note = ""
+        self._layout = 0  # bumped when rows are renumbered (compaction, reload)
+        self._checked: _Snapshot | None = None  # the last snapshot maintain_index looked at
         self._lock = threading.RLock()  # writers
         self._save_lock = threading.Lock()
         self._generation = 0
@@ -215,6 +289,8 @@ class VectorStore:
             self._ensure_capacity(self._n + len(batch))
             start = self._n
             self._mat[start : start + len(batch)] = vecs
+            if self._centroids is not None:  # a new row joins its nearest list
+                self._list[start : start + len(batch)] = ivf.assign(vecs, self._centroids)
             for offset, it in enumerate(batch):
                 row = start + offset
                 pcode = _code(self._project_codes, None, it.project)
@@ -283,8 +359,11 @@ class VectorStore:
         project: str | None = None,
         path_prefix: str | None = None,
         language: str | None = None,
+        *,
+        exact: bool = False,
     ) -> list[tuple[str, float]]:
-        """Best `k` chunks by cosine (a chunk scores as its best piece), best first."""
+        """Best `k` chunks by cosine (a chunk scores as its best piece), best first.
+        `exact`: scan every row even where an approximate index exists (recall checks)."""
         snap = self._snapshot
         if snap.n == 0 or k <= 0:
             return []
@@ -296,12 +375,62 @@ class VectorStore:
             return []
         q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
+        mm = snap.mapped[0] if snap.mapped is not None else None
+        if valid * NARROW_FILTER_SHARE < snap.n:  # exact, and cheaper than any probe
+            return chunks_among(snap.mat, np.flatnonzero(mask), q, snap.chunk_ids, k, mm)
+        if snap.centroids is not None and not exact:
+            found = approximate_chunks(
+                snap.mat, snap.centroids, snap.lists, snap.in_order, q, mask, snap.chunk_ids, k, mm
+            )
+            if found is not None:
+                return found
         if snap.mapped is not None:
             scores = mapped_scores(snap.mat, q, *snap.mapped)
         else:
             scores = snap.mat @ q
         scores[~mask] = -np.inf
         return best_chunks(scores, snap.chunk_ids, valid, k)
+
+    def maintain_index(self) -> str:
+        """Writer, between embedding rounds: build the approximate index, or rebuild it when
+        the rows drifted from its lists (ivf.drift); the next save writes it. Returns why it
+        was (re)built, "" when nothing was needed. Searches keep running meanwhile (exact, or
+        on the old lists)."""
+        snap = self._snapshot
+        if not self._writable() or snap is self._checked:
+            return ""
+        self._checked = snap
+        trained = self._trained_rows if snap.centroids is not None else 0
+        n_lists = len(snap.centroids) if snap.centroids is not None else 0
+        reason = ivf.drift(snap.lists, snap.alive, trained, n_lists)
+        if not reason:
+            return ""
+        layout = self._layout
+        t0 = time.perf_counter()
+        centroids = ivf.train(snap.mat, snap.alive)
+        lists = ivf.assign(snap.mat, centroids)
+        if snap.mapped is not None and hasattr(snap.mapped[0], "madvise"):
+            with contextlib.suppress(OSError, ValueError):  # the pass read every page
+                snap.mapped[0].madvise(mmap.MADV_DONTNEED)
+        with self._lock:
+            if self._layout != layout:  # rows renumbered meanwhile: the next round retries
+                self._checked = None
+                return ""
+            fresh = np.full(len(self._list), ivf.UNASSIGNED, dtype=np.int32)  # copy on write
+            fresh[: snap.n] = lists
+            if self._n > snap.n:
+                fresh[snap.n : self._n] = ivf.assign(self._mat[snap.n : self._n], centroids)
+            self._list, self._centroids = fresh, centroids
+            self._trained_rows = int(snap.alive.sum())
+            self._ivf_generation = 0  # not on disk yet
+            self.ann_note = ""
+            self._dirty = True
+            self._publish()
+        log.info(
+            "vector store %s: approximate index of %d lists over %d rows built in %.1f s (%s)",
+            self.directory, len(centroids), self._trained_rows, time.perf_counter() - t0, reason,
+        )  # fmt: skip
+        return reason
 
     def flush(self) -> bool:
         """Save if anything changed since the last save; returns whether it wrote."""
@@ -319,6 +448,8 @@ class VectorStore:
             self._generation = 0
             self._dirty = False
             self.load_error = ""
+            self.ann_note = ""
+            self._checked = None
             self._load()
             self._publish()
 
@@ -344,14 +475,20 @@ class VectorStore:
                 self._dirty = False
                 generation = self._generation + 1
                 taken = hooks[0]() if hooks is not None else []
+                ivf_generation = self._ivf_generation or generation
+                trained_rows = self._trained_rows
             try:
-                self._write_generation(snap, generation)
+                self._write_generation(snap, generation, ivf_generation, trained_rows)
             except BaseException:
                 self._dirty = True
                 if hooks is not None:
                     hooks[2](taken)
                 raise
             self._generation = generation
+            if snap.centroids is not None:
+                with self._lock:
+                    if self._centroids is snap.centroids:  # not retrained meanwhile
+                        self._ivf_generation = ivf_generation
             if hooks is not None:
                 hooks[1](taken)
             self._remove_stale_files()
@@ -369,6 +506,11 @@ class VectorStore:
         self._proj = np.zeros(capacity, dtype=np.int32)
         self._lang = np.zeros(capacity, dtype=np.int32)
         self._path = np.zeros(capacity, dtype=np.int32)
+        self._list = np.full(capacity, ivf.UNASSIGNED, dtype=np.int32)
+        self._centroids = None
+        self._trained_rows = 0
+        self._ivf_generation = 0  # the generation whose ivf file holds the centroids; 0: none
+        self._layout = getattr(self, "_layout", 0) + 1
         self._chunk_ids: list[str] = []
         self._path_names: list[str] = []
         self._path_codes: dict[str, int] = {}
@@ -394,6 +536,9 @@ class VectorStore:
             n_paths=len(self._path_names),
             project_codes=dict(self._project_codes),
             language_codes=dict(self._language_codes),
+            lists=self._list[:n],
+            in_order=ivf.sorted_prefix(self._list[:n]) if self._centroids is not None else 0,
+            centroids=self._centroids,
         )
 
     def _ensure_capacity(self, needed: int) -> None:
@@ -409,6 +554,9 @@ class VectorStore:
         self._proj = _grow(self._proj, new_cap, self._n)
         self._lang = _grow(self._lang, new_cap, self._n)
         self._path = _grow(self._path, new_cap, self._n)
+        lists = np.full(new_cap, ivf.UNASSIGNED, dtype=np.int32)
+        lists[: self._n] = self._list[: self._n]
+        self._list = lists
 
     def _delete_locked(self, chunk_ids: set[str]) -> int:
         rows: list[int] = []
@@ -446,6 +594,8 @@ class VectorStore:
         names = list(self._path_names)
         project_names = {v: k for k, v in self._project_codes.items()}
         language_names = {v: k for k, v in self._language_codes.items()}
+        lists, centroids = self._list[keep], self._centroids
+        trained, on_disk = self._trained_rows, self._ivf_generation
         self._reset(max(_MIN_CAPACITY, len(keep) * 2))
         self._fill(
             mat,
@@ -454,6 +604,8 @@ class VectorStore:
             [names[int(c)] for c in path],
             [language_names[int(c)] for c in lang],
         )
+        self._list[: len(keep)] = lists
+        self._centroids, self._trained_rows, self._ivf_generation = centroids, trained, on_disk
 
     def _fill(
         self,
@@ -490,9 +642,16 @@ class VectorStore:
 
     # --- persistence ----------------------------------------------------------------------
 
-    def _write_generation(self, snap: _Snapshot, generation: int) -> None:
+    def _write_generation(
+        self, snap: _Snapshot, generation: int, ivf_generation: int, trained_rows: int
+    ) -> None:
+        """`ivf_generation`: the generation whose ivf file holds the centroids (this one when
+        they are new). With an index, rows are written list by list, so that a probed list
+        is one stretch of the file."""
         self.directory.mkdir(parents=True, exist_ok=True)
         keep = np.flatnonzero(snap.alive)
+        if snap.centroids is not None:
+            keep = keep[np.argsort(snap.lists[keep], kind="stable")]
         project_names = {v: k for k, v in snap.project_codes.items()}
         language_names = {v: k for k, v in snap.language_codes.items()}
         rows = {
@@ -513,6 +672,19 @@ class VectorStore:
             np.save(fh, mat, allow_pickle=False)
         with _atomic_file(rows_path) as fh:
             fh.write(rows_bytes)
+        index: dict[str, Any] | None = None
+        if snap.centroids is not None:
+            lists = np.ascontiguousarray(snap.lists[keep])
+            with _atomic_file(self.directory / f"lists.{generation}.npy") as fh:
+                np.save(fh, lists, allow_pickle=False)
+            if ivf_generation == generation:
+                with _atomic_file(self.directory / f"ivf.{generation}.npy") as fh:
+                    np.save(fh, snap.centroids, allow_pickle=False)
+            index = {
+                "generation": ivf_generation,
+                "trained_rows": trained_rows,
+                "crc": [zlib.crc32(snap.centroids.data), zlib.crc32(lists.data)],
+            }
         pointer = {
             "format": FORMAT,
             "generation": generation,
@@ -521,6 +693,7 @@ class VectorStore:
             "rows": len(keep),
             # Damage inside the data (not only a truncation) is found on open.
             "crc": [zlib.crc32(mat.data), zlib.crc32(rows_bytes)],
+            "ivf": index,
         }
         with _atomic_file(self.directory / POINTER) as fh:
             fh.write(json.dumps(pointer).encode("utf-8"))
@@ -598,6 +771,15 @@ class VectorStore:
             mapped,
         )
         self._generation = generation
+        found = read_index(self.directory, pointer, len(ids))
+        if isinstance(found, str):
+            self.ann_note = found
+            if found:  # said where the server's log shows it; the worker rebuilds it
+                log.warning("%s: %s", self.directory, found)
+        else:
+            centroids, lists, self._ivf_generation, self._trained_rows = found
+            self._list[: len(ids)] = lists
+            self._centroids = centroids
         if self._writable():
             self._remove_stale_files()
 
@@ -613,9 +795,51 @@ class VectorStore:
                 entry.unlink(missing_ok=True)
                 continue
             parts = name.split(".")
-            is_data = len(parts) == 3 and parts[0] in ("vectors", "rows") and parts[1].isdigit()
-            if is_data and keep is not None and int(parts[1]) != keep:
+            if len(parts) != 3 or not parts[1].isdigit() or keep is None:
+                continue
+            if parts[0] in ("vectors", "rows", "lists") and int(parts[1]) != keep:
                 entry.unlink(missing_ok=True)
+            elif (
+                parts[0] == "ivf" and self._ivf_generation and int(parts[1]) != self._ivf_generation
+            ):
+                entry.unlink(missing_ok=True)  # centroids of another training (0: not known yet)
+
+
+def read_index(
+    directory: Path, pointer: dict[str, Any], rows: int
+) -> tuple[np.ndarray, np.ndarray, int, int] | str:
+    """The committed approximate index (centroids, each row's list, the centroids'
+    generation, rows when trained), or why searches scan exactly ("" when that is normal:
+    fewer than IVF_MIN_ROWS rows)."""
+    index = pointer.get("ivf")
+    if not index:
+        if rows < IVF_MIN_ROWS:
+            return ""
+        return (
+            f"no approximate index over {rows:,} vectors (not built yet, or its build was "
+            "interrupted): searches scan every vector exactly until the writer builds it"
+        )
+    try:
+        generation = int(pointer["generation"])
+        centroids = np.load(directory / f"ivf.{int(index['generation'])}.npy", allow_pickle=False)
+        lists = np.load(directory / f"lists.{generation}.npy", allow_pickle=False)
+        if lists.shape != (rows,) or centroids.ndim != 2 or lists.max(initial=-1) >= len(centroids):
+            raise ValueError(f"shapes {centroids.shape} / {lists.shape} for {rows} rows")
+        if [zlib.crc32(centroids.data), zlib.crc32(lists.data)] != index.get("crc"):
+            raise ValueError("does not match its checksum")
+    except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
+        log.warning("approximate index in %s unreadable (%s): exact scans", directory, exc)
+        return (
+            f"approximate index unreadable ({type(exc).__name__}: {exc}): searches scan every "
+            "vector exactly until the writer rebuilds it"
+        )[:300]
+    lists = lists.astype(np.int32, copy=False)
+    return (
+        centroids.astype(np.float32, copy=False),
+        lists,
+        int(index["generation"]),
+        int(index.get("trained_rows", rows)),
+    )
 
 
 def _code(codes: dict[str, int], names: list[str] | None, value: str) -> int:

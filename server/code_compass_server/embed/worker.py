@@ -316,6 +316,10 @@ class EmbeddingWorker:
                     # running server, and no search waits for a collection.
                     self._cache.maybe_gc(run_finished=not busy)
                 now = time.monotonic()
+                if not busy and not self._stop.is_set():
+                    # Caught up: (re)build the approximate index if the rows call for it,
+                    # before the idle flag, so `index` returns with it saved.
+                    self._store.maintain_index()
                 if not busy or now - self._last_flush >= self._flush_interval:
                     self._store.flush()
                     self._last_flush = now
