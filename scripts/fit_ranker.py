@@ -53,12 +53,11 @@ from code_compass_server.search.calibration import signal_values  # noqa: E402
 from code_compass_server.search.fusion import merge  # noqa: E402
 from code_compass_server.search.searcher import (  # noqa: E402
     lexical_candidates,
-    retrieval_query,
-    scored_text,
+    project_query,
 )
 from code_compass_server.search.signals import query_info  # noqa: E402
 
-POOLS = ROOT / "bench-data" / "realqa" / "ranker-pools"  # one file per corpus
+POOLS = ROOT / "bench-data" / "realqa" / "ranker-pools"  # one file per corpus (--pools)
 MODEL = ROOT / "server" / "code_compass_server" / "search" / ranker.RANKER_FILE
 TOP = 10
 PARAMS: dict[str, Any] = {
@@ -91,12 +90,12 @@ def pool_of(
 ) -> tuple[list[Any], list[list[float]], list[float]]:
     """The hybrid candidates of one question as `search` builds them: rows, inputs, linear z."""
     params = SearchParams(text_query, TOP, None, None, None, project=project_name, mode="hybrid")
-    query = retrieval_query(params)
+    query, text = project_query(project, params)
     lex = lexical_candidates(
         project, replace(params, query=query.lexical, rewrite=None), SEARCH_CANDIDATE_POOL
     )
     sem = semantic(project, replace(params, query=query.rewritten, rewrite=None), 30)
-    info = query_info(scored_text(query, project.lexical))
+    info = query_info(text)
     cands = merge(lex, sem)
     zs = signal_values(cands, info, "hybrid")
     return cands, ranker.inputs(cands, info, zs), zs
@@ -178,22 +177,22 @@ def collect_docstrings() -> list[dict[str, Any]]:
     return out
 
 
-def collect(sets: list[list[str]], only: set[str]) -> None:
-    """Collect the pools of each corpus into its own file under POOLS (a corpus whose file
+def collect(sets: list[list[str]], only: set[str], where: Path = POOLS) -> None:
+    """Collect the pools of each corpus into its own file under `where` (a corpus whose file
     exists is kept unless named in `only`: corpora are indexed at different times)."""
     from grade import GRADED, load_graded
 
     from eval_realqa import QUESTIONS, local_corpus, storage_for, tree_of
     from fetch_corpora import corpus_dir, load_corpora
 
-    POOLS.mkdir(parents=True, exist_ok=True)
+    where.mkdir(parents=True, exist_ok=True)
 
     def wanted(name: str) -> bool:
-        return name in only or (not only and not (POOLS / f"{name}.json").exists())
+        return name in only or (not only and not (where / f"{name}.json").exists())
 
     def save(name: str, pools: list[dict[str, Any]]) -> None:
         if pools:
-            (POOLS / f"{name}.json").write_text(json.dumps(pools))
+            (where / f"{name}.json").write_text(json.dumps(pools))
 
     questions = [json.loads(x) for x in QUESTIONS.read_text().splitlines() if x.strip()]
     dev = [q for q in questions if q["split"] == "dev"]
@@ -212,9 +211,9 @@ def collect(sets: list[list[str]], only: set[str]) -> None:
         save("docstrings", collect_docstrings())
 
 
-def load_pools() -> list[dict[str, Any]]:
+def load_pools(where: Path = POOLS) -> list[dict[str, Any]]:
     pools: list[dict[str, Any]] = []
-    for f in sorted(POOLS.glob("*.json")):
+    for f in sorted(where.glob("*.json")):
         pools += json.loads(f.read_text())
     return pools
 
@@ -331,6 +330,12 @@ def loco(pools: list[dict[str, Any]], params: dict[str, Any], rounds: int) -> di
         "before": figures([held_all[i] for i in qa], [before_all[i] for i in qa]),
         "after": figures([held_all[i] for i in qa], [after_all[i] for i in qa]),
     }
+    for lang in ("en", "pt"):
+        idx = [i for i in qa if held_all[i]["lang"] == lang]
+        table[f"ALL questions {lang}"] = {
+            "before": figures([held_all[i] for i in idx], [before_all[i] for i in idx]),
+            "after": figures([held_all[i] for i in idx], [after_all[i] for i in idx]),
+        }
     return table
 
 
@@ -355,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         help="an extra question set: Q.jsonl NAME=DIR [NAME=DIR ...] (every split is fitted)",
     )
     ap.add_argument("--corpora", default="", help="collect: only these (recollected)")
+    ap.add_argument("--pools", type=Path, default=POOLS, help="the folder of the pools")
     ap.add_argument("--out", type=Path, default=MODEL, help="where `fit` writes the model")
     ap.add_argument("--rounds", type=int, default=ROUNDS)
     ap.add_argument("--without", default="", help="fit: leave these corpora's pools out")
@@ -370,10 +376,10 @@ def main(argv: list[str] | None = None) -> int:
               "dropped": dropped}  # fmt: skip
     if args.step == "collect":
         t0 = time.perf_counter()
-        collect(args.set, {n for n in args.corpora.split(",") if n})
-        print(f"collected in {time.perf_counter() - t0:.0f}s -> {POOLS}")
+        collect(args.set, {n for n in args.corpora.split(",") if n}, args.pools)
+        print(f"collected in {time.perf_counter() - t0:.0f}s -> {args.pools}")
         return 0
-    pools = load_pools()
+    pools = load_pools(args.pools)
     if args.step == "loco":
         show(loco(pools, params, args.rounds))
         return 0

@@ -36,6 +36,7 @@ RANKER_FILE = "ranker_model.json"  # package data beside this module
 BASE_INPUTS = FEATURES
 EXTRA_INPUTS = (
     "z_lin",  # the linear relevance the trees correct
+    "z_rel",  # z_lin minus the list's best (a translated question's z runs lower)
     "cos_rel",  # cosine minus the list's best
     "lex_rel",  # BM25 strength minus the list's best
     "in_lex",  # returned by the lexical channel
@@ -63,6 +64,7 @@ def inputs(cands: Sequence[Candidate], q: QueryInfo, zs: Sequence[float]) -> lis
     """One row of INPUTS per candidate (its `features` already computed), in their order."""
     cos_best = max((c.features.get("cos", 0.0) for c in cands), default=0.0)
     lex_best = max((c.features.get("lex", 0.0) for c in cands), default=0.0)
+    z_best = max(zs, default=0.0)
     by_file: dict[tuple[str, str], list[int]] = {}
     for i, c in enumerate(cands):
         by_file.setdefault((c.project, c.row.path), []).append(i)
@@ -72,6 +74,7 @@ def inputs(cands: Sequence[Candidate], q: QueryInfo, zs: Sequence[float]) -> lis
         mates = [j for j in by_file[(c.project, row.path)] if j != i]
         extra = (
             z,
+            z - z_best,
             f.get("cos", 0.0) - cos_best,
             f.get("lex", 0.0) - lex_best,
             1.0 if c.lexical_rank is not None else 0.0,

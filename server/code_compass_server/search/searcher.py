@@ -129,6 +129,15 @@ def scored_text(query: RetrievalQuery, index: TermCounter) -> str:
     return " ".join(kept) or query.rewritten
 
 
+def project_query(project: Project, params: SearchParams) -> tuple[RetrievalQuery, str]:
+    """The query one project is searched with (the rendering fitted to its index: a
+    non-English question's cognates) and the text the score's word signals read. The fitting
+    scripts build their pools through this very function: a Portuguese question's pool built
+    from the unfitted rendering was not the list `search` scores."""
+    query = fit_to_index(retrieval_query(params), project.lexical)
+    return query, scored_text(query, project.lexical)
+
+
 def partly_embedded(project: Project) -> bool:
     """Some chunk of the project has no vector yet (the first minutes of a new workspace)."""
     counts = project.catalog.counts()
@@ -146,10 +155,9 @@ def project_candidates(
     incomplete; the question's terms in its index. A non-English question is searched as the
     query builder renders it for this project's index (its cognates): BM25 over `lexical`, the
     embedding and the score's word signals over `rewritten`."""
-    query = fit_to_index(retrieval_query(params), project.lexical)
+    query, text = project_query(project, params)
     lex_params = replace(params, query=query.lexical, rewrite=None)
     sem_params = replace(params, query=query.rewritten, rewrite=None)
-    text = scored_text(query, project.lexical)
     mode = params.mode
     # A named identifier "exists nowhere" only if no project searched has it.
     terms = with_names_from(question_terms(text, project.lexical), [p.lexical for p in elsewhere])
