@@ -101,6 +101,11 @@ class Bench:
 
     async def start(self) -> None:
         await self.client.start_io(*SERVER)
+        # pygls pipes the server's stderr and never reads it: once its log filled the pipe
+        # (64 kB, ten minutes of jedi warnings) the server blocked in a write and never exited.
+        assert self.client._server is not None and self.client._server.stderr is not None
+        self.stderr_log = self.storage.with_name(self.storage.name + "-server-stderr.log")
+        self._drain = asyncio.create_task(self._keep(self.client._server.stderr))
         params = types.InitializeParams(
             capabilities=types.ClientCapabilities(),
             workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name=self.name)],
@@ -111,6 +116,21 @@ class Bench:
         )
         await self.client.initialize_async(params)
         self.client.initialized(types.InitializedParams())
+
+    async def _keep(self, stream: asyncio.StreamReader) -> None:
+        with self.stderr_log.open("wb") as out:
+            while chunk := await stream.read(65536):
+                out.write(chunk)
+                out.flush()
+
+    def warnings(self) -> str:
+        """The server's WARNING/ERROR log lines so far, counted by message (paths dropped)."""
+        counts: dict[str, int] = {}
+        text = self.stderr_log.read_text("utf-8", "replace") if self.stderr_log.exists() else ""
+        for m in re.finditer(r" (WARNING|ERROR) ([\w.]+): ([^\n]*?)(?: on [^\s]+)?$", text, re.M):
+            key = f"{m[1]} {m[2]}: {m[3][:60]}"
+            counts[key] = counts.get(key, 0) + 1
+        return "; ".join(f"{n}x {k}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1]))
 
     async def request(self, method: str, params: Any) -> Any:
         return await self.client.protocol.send_request_async(method, params)
@@ -427,6 +447,7 @@ async def main() -> int:
             await replay(bench, sized, args.replay, rng, ping)
         if args.no_index_phase:
             await bench.stop()
+            print(f"server log warnings: {bench.warnings() or 'none'}")
             print()
             print(bench.table())
             return 0
@@ -477,6 +498,7 @@ async def main() -> int:
         )
         print(f"after indexing: {bench.memory()}")
         await bench.stop()
+        print(f"server log warnings: {bench.warnings() or 'none'}")
     print()
     print(bench.table())
     idle_hover = next(v for p, n, v, _ in bench.rows if p == "idle" and n == "hover")

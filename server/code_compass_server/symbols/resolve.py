@@ -22,6 +22,7 @@ import gc
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import time
 import weakref
@@ -46,6 +47,7 @@ __all__ = ["Resolution", "SymbolResolver", "Target"]
 
 RESOLVABLE_LANGUAGES = frozenset({"python"}) | TREE_LANGUAGES
 JEDI_CACHE_ENTRIES = 32768  # jedi answers kept per (file version, position): hovers and lenses
+PARSO_CACHE_FILES = 600  # parses jedi's process keeps between calls (parso's own trigger)
 _JediKey = tuple[str, str, int, int, int, int]  # root, rel, len, hash(text), line, column
 
 
@@ -342,21 +344,32 @@ def _project(root: Path) -> Any:
     return proj
 
 
-def _warm_jedi(root: Path, rel: str, text: str) -> None:
-    import jedi
+def _script(root: Path, rel: str, text: str) -> Any:
+    """A jedi script in jedi's process, parso's cache bounded between calls, never during one.
 
+    parso prunes its cache while it parses (past 600 files, what was unused for 10 minutes),
+    and a parse loaded from its disk cache keeps the last-use time it was saved with, so a
+    module loaded a moment ago can be dropped before jedi reads it back: KeyError, and the
+    position loses jedi's answer (seen twenty times in a ten-minute Django navigation)."""
+    import jedi
+    import parso.cache
+
+    parso.cache._CACHED_SIZE_TRIGGER = sys.maxsize
+    if sum(len(v) for v in parso.cache.parser_cache.values()) > PARSO_CACHE_FILES:
+        parso.cache.parser_cache.clear()
+    return jedi.Script(text, path=str(root / rel), project=_project(root))
+
+
+def _warm_jedi(root: Path, rel: str, text: str) -> None:
     try:
-        jedi.Script(text, path=str(root / rel), project=_project(root)).get_names()
+        _script(root, rel, text).get_names()
     except Exception:  # warming is best effort; the request path reports real failures
         log.debug("jedi could not warm %s", rel, exc_info=True)
 
 
 def _resolve_python(root: Path, rel: str, text: str, line: int, column: int) -> Resolution | None:
     """In jedi's process."""
-    import jedi
-
-    script = jedi.Script(text, path=str(root / rel), project=_project(root))
-    return _answer(script, root, rel, text, line, column)
+    return _answer(_script(root, rel, text), root, rel, text, line, column)
 
 
 def _answer(
@@ -385,9 +398,7 @@ def _resolve_python_many(
     root: Path, rel: str, text: str, positions: list[tuple[int, int]]
 ) -> list[Resolution | None]:
     """In jedi's process: one file's positions, one parse."""
-    import jedi
-
-    script = jedi.Script(text, path=str(root / rel), project=_project(root))
+    script = _script(root, rel, text)
     out: list[Resolution | None] = []
     for line, column in positions:
         try:
