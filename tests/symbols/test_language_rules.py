@@ -339,3 +339,34 @@ def test_typescript_a_destructured_parameter_has_its_property_s_type(tmp_path: P
     s = TreeScopes(tmp_path)
     assert _first(s, "src/fill.ts", text, 5, "add") == ("src/fill.ts", 1)
     assert _first(s, "src/fill.ts", text, 5, "add", 1) == ("src/fill.ts", 2)
+
+
+GOPATH = {
+    "utils/comparator.go": "package utils\n\nfunc IntComparator(a, b int) int { return a - b }\n",
+    "json/json.go": "package json\n\nfunc Marshal(v any) ([]byte, error) { return nil, nil }\n",
+    "trees/avl/avl.go": (
+        "package avl\n"  # 1
+        "\n"  # 2
+        'import (\n\t"encoding/json"\n\t"github.com/acme/gods/utils"\n)\n'  # 3-6
+        "\n"  # 7
+        "func New() int { b, _ := json.Marshal(1); return utils.IntComparator(len(b), 0) }\n"  # 8
+    ),
+}
+
+
+def test_go_source_without_go_mod_resolves_imports_by_the_folder_they_end_with(
+    tmp_path: Path,
+) -> None:
+    """A GOPATH-style tree (a package copied out of `src/github.com/acme/gods`, no go.mod):
+    `github.com/acme/gods/utils` is the workspace's `utils/`; the standard library's
+    `encoding/json` is never the workspace's `json/`."""
+    write_tree(tmp_path, GOPATH)
+    s = TreeScopes(tmp_path)
+    text = GOPATH["trees/avl/avl.go"]
+    row = text.split("\n")[7]
+    res = s.resolve("trees/avl/avl.go", "go", text, 7, row.index("IntComparator"))
+    assert res is not None and [(t.path, t.line) for t in res.targets] == [
+        ("utils/comparator.go", 3)
+    ]
+    res = s.resolve("trees/avl/avl.go", "go", text, 7, row.index("Marshal"))
+    assert res is not None and not res.targets and "encoding/json" in res.outside

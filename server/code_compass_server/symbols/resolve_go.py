@@ -94,6 +94,7 @@ class GoScopes:
         self.files = files
         self._packages: dict[str, _Package] = {}
         self._modules: dict[str, tuple[str, str] | None] = {}  # folder -> (module path, its dir)
+        self._gopath: dict[str, tuple[str, str] | None] = {}  # import path -> its module, no go.mod
         # import path -> (its folder's mtime, the package clause's name): `_import` asks for
         # every import of a file on each lookup; a folder's listing changes its mtime.
         self._clause_names: dict[str, tuple[int, str]] = {}
@@ -151,11 +152,37 @@ class GoScopes:
         self._modules[folder] = found
         return found
 
+    def _module_for(self, folder: str, path: str) -> tuple[str, str] | None:
+        """The module an import of `path` from `folder` is resolved in: the nearest go.mod's,
+        else (GOPATH-style source: a package tree copied out of `…/src/`, as Debian ships Go
+        libraries, with no go.mod) the workspace folder the import path ends with."""
+        return self._module(folder) or self._gopath_module(path)
+
+    def _gopath_module(self, path: str) -> tuple[str, str] | None:
+        """(`github.com/owner/repo`, "") when `github.com/owner/repo/sub/pkg` ends with a
+        workspace folder `sub/pkg` holding Go files; the longest such ending wins. Only paths
+        under a host with at least an owner (the standard library's have no dot), so
+        `encoding/json` never lands on a workspace folder named `json`."""
+        if path in self._gopath:
+            return self._gopath[path]
+        found: tuple[str, str] | None = None
+        parts = path.split("/")
+        for k in range(2, len(parts)) if "." in parts[0] else ():
+            folder = self.files.root / "/".join(parts[k:])
+            try:
+                if any(f.suffix == ".go" for f in folder.iterdir()):
+                    found = "/".join(parts[:k]), ""
+                    break
+            except OSError:
+                continue
+        self._gopath[path] = found
+        return found
+
     def _imported(self, p: Parsed, path: str) -> _Package | None:
         """The workspace package an import path names (inside this file's module), or None
         for a package from outside the workspace."""
         folder = p.rel.rsplit("/", 1)[0] if "/" in p.rel else ""
-        module = self._module(folder)
+        module = self._module_for(folder, path)
         if module is None:
             return None
         mod_path, mod_dir = module
@@ -343,7 +370,7 @@ class GoScopes:
         for a package of this module (`…/chi/v5` declares `package chi`), else the name go
         tools assume from the path (a `/vN` suffix and a `go-` prefix dropped)."""
         folder = parsed.rel.rsplit("/", 1)[0] if "/" in parsed.rel else ""
-        module = self._module(folder)
+        module = self._module_for(folder, path)
         if module is not None and (path == module[0] or path.startswith(module[0] + "/")):
             mod_path, mod_dir = module
             target = "/".join(x for x in (mod_dir, path[len(mod_path) :].strip("/")) if x)
