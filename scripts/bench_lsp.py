@@ -162,6 +162,7 @@ class Bench:
         await self.client.shutdown_async(None)
         self.client.exit(None)
         await self.client.stop()
+        await asyncio.wait_for(self._drain, 10)  # the log is whole once the pipe closed
 
     async def open_files(self, files: list[Path]) -> None:
         """Open each file and ask for its lenses, as editors do when a file is shown."""

@@ -45,6 +45,7 @@ _.inter_op_num_threads
 _.execution_mode
 _.graph_optimization_level
 _.optimized_model_filepath
+_._CACHED_SIZE_TRIGGER  # symbols/resolve.py: parso's pruning switched off during a jedi call
 _.log_severity_level
 _.enable_shape_inference  # onnxruntime's FusionOptions, read by its optimizer (embed/build.py)
 _.ir_version  # onnx.ModelProto, written into the model file (embed/graph.py)
