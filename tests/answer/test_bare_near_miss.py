@@ -15,24 +15,7 @@ from code_compass_server.answer import AskRequest, ask
 from code_compass_server.answer.absent import NAME_KIND, named_members
 from code_compass_server.answer.near_names import bare_names, likeness
 from code_compass_server.engine import Engine
-
-DATES_PY = '''\
-"""Parsing of ISO 8601 dates."""
-
-import datetime
-
-
-def parse_iso(text, *, fold=False, default_tz=None):
-    """Parse an ISO 8601 date or datetime string into a datetime.
-
-    fold picks the second of two ambiguous local times; default_tz is the time zone of a
-    string that names none.
-    """
-    value = datetime.datetime.fromisoformat(text)
-    if value.tzinfo is None and default_tz is not None:
-        value = value.replace(tzinfo=default_tz)
-    return value.replace(fold=1) if fold else value
-'''
+from tests.answer.test_near_miss import DATES_PY
 
 WATCH_GO = """\
 package watch
