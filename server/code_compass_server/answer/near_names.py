@@ -137,7 +137,7 @@ def spelled_neighbour(
     defining another name of the question (`context_paths`: `LRUCache`'s file, not a copy in
     another module), code before tests and docs, then list order); (-1, "") when none is
     alike enough."""
-    best: tuple[tuple[float, int, int, int, float, int, int], int, str] | None = None
+    best: tuple[tuple[int, float, int, int, float, int, int], int, str] | None = None
     want = name.lstrip("-")
     said = question_words(question)
     for i, (hit, text) in enumerate(passages):
