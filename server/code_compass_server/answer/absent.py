@@ -642,9 +642,15 @@ def owner_definition(evidences: Sequence[Evidence], owner: str) -> Evidence | No
 
 
 def _class_named(hit: SearchHit, variable: str) -> bool:
-    return (
-        hit.kind in _CONTAINER_KINDS and hit.symbol.rsplit(".", 1)[-1].lower() == variable.lower()
-    )
+    """The hit is a class the variable is named after: `Cache` for `cache`, `RetryCallState`
+    for `retry_state` (the variable's parts, in order, among the class's)."""
+    if hit.kind not in _CONTAINER_KINDS:
+        return False
+    cls = hit.symbol.rsplit(".", 1)[-1]
+    if cls.lower() == variable.lower():
+        return True
+    want, have = name_parts(variable), iter(name_parts(cls))
+    return len(want) >= 2 and all(p in have for p in want)
 
 
 def _in_module(path: str, owner: str) -> bool:

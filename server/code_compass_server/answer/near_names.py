@@ -139,7 +139,8 @@ def spelled_neighbour(
     alike enough."""
     best: tuple[tuple[int, float, int, int, float, int, int], int, str] | None = None
     want = name.lstrip("-")
-    said = question_words(question)
+    # The missing name's own words point nowhere (`cache` of `cache_exceptions`).
+    said = question_words(re.sub(rf"(?<!\w){re.escape(want)}(?!\w)", " ", question))
     for i, (hit, text) in enumerate(passages):
         code = 0 if is_code_definition(hit) else 1
         here = 0 if hit.path in context_paths else 1
