@@ -87,6 +87,32 @@ def methodkey(self, *args, **kwargs):
     return hashkey(*args, **kwargs)
 '''
 
+INFO_PY = '''\
+"""Statistics of a memoized function."""
+
+import collections
+
+
+class CacheInfo(collections.namedtuple("CacheInfo", "hits misses maxsize currsize")):
+    """Named tuple holding cache statistics."""
+
+
+class _InfoMixin:
+    def cache_info(self):
+        return CacheInfo(self.hits, self.misses, None, 0)
+'''
+
+INFO_PYI = """\
+from typing import NamedTuple
+
+class CacheInfo(NamedTuple):
+    hits: int
+    misses: int
+
+class _InfoMixin:
+    def cache_info(self) -> CacheInfo: ...
+"""
+
 DRAFTS_TS = """\
 export interface Patch {
   op: string
@@ -139,6 +165,8 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     (ws / "caches" / "unbound.py").write_text(UNBOUND_PY, encoding="utf-8")
     (ws / "caches" / "wrapper.py").write_text(WRAPPER_PY, encoding="utf-8")
     (ws / "caches" / "keys.py").write_text(KEYS_PY, encoding="utf-8")
+    (ws / "caches" / "info.py").write_text(INFO_PY, encoding="utf-8")
+    (ws / "caches" / "info.pyi").write_text(INFO_PYI, encoding="utf-8")
     (ws / "drafts.ts").write_text(DRAFTS_TS, encoding="utf-8")
     eng = Engine.open(root / "storage")
     eng.add_project(ws)
@@ -185,6 +213,13 @@ def test_a_module_owner_cites_its_module(engine: Engine) -> None:
     question = "for a method I want self included in the key; should I use `keys.instancekey`?"
     near = _nearest(question, engine, "instancekey")
     assert near["path"] == "caches/keys.py", near
+
+
+def test_a_field_of_a_function_s_result_cites_the_type_it_returns(engine: Engine) -> None:
+    # cache_info() returns CacheInfo (said by the stub); its definition in code, not the stub.
+    question = "does the `evictions` field in cache_info() count expired items too?"
+    near = _nearest(question, engine, "evictions")
+    assert near["symbol"] == "CacheInfo" and near["path"] == "caches/info.py", near
 
 
 def test_the_question_s_other_name_is_the_neighbour_among_names_alike(engine: Engine) -> None:

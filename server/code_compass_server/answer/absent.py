@@ -376,7 +376,8 @@ def named_members(question: str) -> list[NamedMember]:
         for k in _ARG_KEY.finditer(m.group(2)):
             add(k.group(1), "parameter", m.group(1))
     for m in _NAME_THEN_KIND.finditer(question):
-        kind_word = question[m.end(1) :].split()[0].strip("`").lower()
+        # After the name's closing backtick: "the `x` field" is a field, not the default.
+        kind_word = question[m.end(1) :].lstrip("`").split()[0].strip("`").lower()
         kind = _KINDS.get(kind_word.rstrip("s,.?"), _KINDS.get(kind_word, "option"))
         # A plain word names before an English kind word ("a strict flag") and after a
         # Portuguese one ("o argumento rng"); the other order is prose ("options declared",
@@ -518,8 +519,14 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
         if member.kind in _MEMBER_KINDS and any(written(s, source) for s in sorted(spellings)):
             continue
         nearest = next((e for e in evidences if member.owner and _defines(e, member.owner)), None)
+        returned = returned_type(member, source)
+        typed = [e for e in evidences if returned and _defines(e, returned)]
+        typed.sort(key=lambda e: is_stub(e.path))
+        nearest = typed[0] if typed else nearest
         if nearest is None and member.owner:
-            nearest = next((e for e in evidences if member.owner in e.text), None)
+            # A member of the owner (`Client.request` for `httpx.Client`), else a mention.
+            nearest = next((e for e in evidences if _owned_by(e, member.owner)), None)
+            nearest = nearest or next((e for e in evidences if member.owner in e.text), None)
         spelled = None if member.owner else spelled_like(member.name, evidences)
         if nearest is None and spelled is None:  # named alone, nothing spelled like it here
             found = _with_neighbour(member, named, evidences, question)
@@ -635,10 +642,35 @@ def owner_definition(evidences: Sequence[Evidence], owner: str) -> Evidence | No
         return None
     last = owner.rsplit(".", 1)[-1]
     if last[:1].islower():
+        # A top-level definition of that very name (`ttl_cache`) is the owner itself.
+        top = next((e for e in evidences if e.hit.symbol == last), None)
         cls = next((e for e in evidences if _class_named(e.hit, last)), None)
-        if cls is not None:
-            return cls
+        if top or cls:
+            return top or cls
     return next((e for e in evidences if _defines(e, owner)), None)
+
+
+_RETURNS = re.compile(r"\)\s*(?:->|:)\s*([A-Z]\w*)")
+_STUB = re.compile(r"\.(?:pyi|d\.ts)$")
+
+
+def returned_type(member: NamedMember, source: EvidenceSource) -> str:
+    """The type a function owner returns, when the member is a field ("the `evictions` field
+    in cache_info()": a function has no fields, what it returns does), from the owner's
+    signatures in the symbol table (a stub's `-> CacheInfo` included); "" otherwise."""
+    symbols_named = getattr(source, "symbols_named", None)
+    if member.kind != "attribute" or not member.owner or not callable(symbols_named):
+        return ""
+    for sym in symbols_named(member.owner.rsplit(".", 1)[-1]):
+        m = _RETURNS.search(sym.signature or "")
+        if m and m.group(1) not in ("None", "Any", "Promise"):
+            return m.group(1)
+    return ""
+
+
+def is_stub(path: str) -> bool:
+    """A type stub (`.pyi`, `.d.ts`): the declaration of code that lives elsewhere."""
+    return bool(_STUB.search(path))
 
 
 def _class_named(hit: SearchHit, variable: str) -> bool:
@@ -816,6 +848,16 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
         (h for h in hits if _owner_rank(h.symbol, owners) < 2),
         key=lambda h: _owner_rank(h.symbol, owners),
     )
+    # A field of what a function returns: the returned type's definition, code before stubs.
+    for t in dict.fromkeys(filter(None, (returned_type(m, source) for m in members))):
+        found = source.search(replace(params, query=t, rewrite=None, min_score=None))
+        ranked = (
+            sorted(
+                (h for h in found if h.symbol.rsplit(".", 1)[-1] == t),
+                key=lambda h: is_stub(h.path),
+            )[:1]
+            + ranked
+        )
     if not ranked:  # the owner alone: a bare identifier is a navigation query (search/names.py)
         for owner in sorted({m.owner for m in members if m.owner}):
             found = source.search(replace(params, query=owner, rewrite=None, min_score=None))
@@ -847,8 +889,9 @@ def strict_neighbour_hits(
             wide = max(params.top_k, 20)
             owner_q = replace(params, query=last, rewrite=None, min_score=None, top_k=wide)
             found = source.search(owner_q)
+            top = [h for h in found if h.symbol == last]
             cls = [h for h in found if last[:1].islower() and _class_named(h, last)]
-            owner_hits = cls or [h for h in found if _owner_rank(h.symbol, {last}) == 0]
+            owner_hits = top or cls or [h for h in found if _owner_rank(h.symbol, {last}) == 0]
             out += owner_hits[:1]
             if not owner_hits:  # `keys.instancekey`: the module `keys`
                 module = [h for h in found if _in_module(h.path, last)]
@@ -876,7 +919,7 @@ def strict_neighbour_hits(
             out.append(pool[i])
             # Where the name spelled alike is defined (in the question's context first), when
             # the passage only mentions it or is a copy elsewhere.
-            if pool[i].path not in context or not (
+            if (context and pool[i].path not in context) or not (
                 pool[i].symbol.rsplit(".", 1)[-1] == alike or defines(pool[i].text, alike)
             ):
                 found = source.search(replace(params, query=alike, rewrite=None, min_score=None))
