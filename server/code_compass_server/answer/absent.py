@@ -23,8 +23,10 @@ from code_compass_server.answer.near_names import (
     bare_names,
     defines,
     is_code_definition,
+    is_test_path,
     name_parts,
     spelled_neighbour,
+    strong_parts,
 )
 from code_compass_server.answer.reread import Evidence
 from code_compass_server.answer.source import EvidenceSource
@@ -73,14 +75,18 @@ _NAME_THEN_KIND = re.compile(rf"{_NAME}\s+(?:{_KIND_WORDS})\b", re.I)
 _KIND_THEN_NAME = re.compile(
     rf"\b(?:{_KIND_WORDS})\s+(?:(?:called|named|chamad[oa]|de nome)\s+)?{_NAME}", re.I
 )
-# `owner(name=...)`, `owner(name: ...)`
-_CALL_KWARG = re.compile(r"\b([A-Za-z_][\w.]*)\(\s*([A-Za-z_]\w*)\s*[=:]")
+# `owner(name=...)`, `owner(name: ...)`, `owner({ name: ... })`, `owner(x, { name: ... })`:
+# the call and its arguments (no nested parentheses), each keyword read from them.
+_CALL_ARGS = re.compile(r"\b([A-Za-z_][\w.]*)\(([^()]*)\)?")
+_ARG_KEY = re.compile(r"(?:^|[,{])\s*([A-Za-z_]\w*)\s*(?:=(?!=)|:)")
 _CLI_FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]+)")
 _BACKTICK = re.compile(r"`([^`]+)`")
 _IDENT = re.compile(r"[A-Za-z_][\w.]*")
 # A name that is code by its spelling: snake_case, camelCase, UPPER_CASE (3+ letters).
 _CODE_NAME = re.compile(r"^(?:_*[a-z]\w*_\w*|_*[a-z]+[A-Z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|__\w+__)$")
-_CODE_LIKE = re.compile(r"^(?:[A-Za-z_]\w*\.[\w.]+|\w*[a-z][A-Z]\w*|\w+_\w+|[A-Za-z_]\w*\(\))$")
+_CODE_LIKE = re.compile(
+    r"^(?:[A-Za-z_]\w*\.[\w.]+|\w*[a-z][A-Z]\w*|\w+_\w+|[A-Za-z_]\w*\(\)|[A-Z]{2,}[a-z]\w*)$"
+)
 # Words that stand before a kind word without naming anything ("the option", "which flag").
 _NOT_NAMES = frozenset(
     [
@@ -220,6 +226,15 @@ _QUALIFIERS = frozenset(
     | {"command", "line", "cli", "env", "environment", "config", "configuration", "init"}
     | {"constructor", "class", "instance", "module", "package", "library", "function"}
     | {"more", "less", "most", "least", "better", "best", "simple", "easy", "similar"}
+    # Portuguese adjectives after a kind word ("o argumento posicional") the lexicon lacks.
+    | {"posicional", "opcional", "obrigatório", "obrigatorio", "nomeado", "nomeada", "padrão"}
+    | {"padrao", "booleano", "booleana", "extra", "novo", "nova", "interno", "interna"}
+)
+# "the `x` option to/of `owner`", "a opção x do/pro owner": the word after the preposition
+# is the owner when the index defines it (NamedMember.guessed).
+_OWNER_AFTER = (
+    r"`?{name}`?\s+(?:(?:{kinds})\s+)?(?:to|of|for|on|in|do|da|pro|pra|para|no|na|ao)\s+"
+    r"(?:(?:the|a|an|o|a|os|as)\s+)?`?([A-Za-z_][\w.]*)`?"
 )
 NAME_KIND = "name"  # a bare name: what kind of thing it is, the question does not say
 # How a strict absence's neighbour was found: the owner written on it, a name spelled alike,
@@ -242,6 +257,9 @@ class NamedMember:
     # Absent only when the whole index lacks it (a bare code-shaped name, a plain word before
     # a kind word): nothing but its spelling says it is code, so only "nowhere" is evidence.
     strict: bool = False
+    # The owner is a plain word after a preposition ("an onPatch option to produce"): kept
+    # only when the index defines it (resolve_owners).
+    guessed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +310,31 @@ def _owners(question: str, exclude: str) -> list[str]:
     return [o for o in dict.fromkeys(found) if o and o != exclude and not o.startswith("-")]
 
 
+def _owner_after(question: str, name: str) -> str | None:
+    """The word after the member and a preposition ("option to produce"), or None."""
+    rx = _OWNER_AFTER.format(name=re.escape(name), kinds=_KIND_WORDS)
+    m = re.search(rx, question, re.I)
+    word = m.group(1) if m else ""
+    return word if len(word) >= 3 and word.lower() not in _NOT_NAMES else None
+
+
+def resolve_owners(named: list[NamedMember], source: EvidenceSource) -> list[NamedMember]:
+    """Guessed owners kept only when the index defines them (a symbol of that name)."""
+    return [
+        m if not m.guessed or defined(m.owner, source) else replace(m, owner="", guessed=False)
+        for m in named
+    ]
+
+
+def defined(name: str, source: EvidenceSource) -> bool:
+    """A symbol of the index is named exactly so (when the source can list symbols, as the
+    engine does; else any mention of it)."""
+    symbols_named = getattr(source, "symbols_named", None)
+    if callable(symbols_named):
+        return bool(symbols_named(name.rsplit(".", 1)[-1]))
+    return source.symbol_exists(name)
+
+
 def _plain_name(word: str) -> bool:
     """A plain lower-case word that may be a name: not a qualifier, not Portuguese."""
     return (
@@ -324,12 +367,17 @@ def named_members(question: str) -> list[NamedMember]:
             owners = [owner] if owner else _owners(question, name)
             if kind in _MEMBER_KINDS and not owners:
                 return  # a function named alone: the unknown-symbol check's (grounds.py)
-            out[name] = NamedMember(name, kind, owners[0] if owners else "", strict)
+            after = None if owners else _owner_after(question, name)
+            out[name] = NamedMember(
+                name, kind, owners[0] if owners else after or "", strict, bool(after)
+            )
 
-    for m in _CALL_KWARG.finditer(question):
-        add(m.group(2), "parameter", m.group(1))
+    for m in _CALL_ARGS.finditer(question):
+        for k in _ARG_KEY.finditer(m.group(2)):
+            add(k.group(1), "parameter", m.group(1))
     for m in _NAME_THEN_KIND.finditer(question):
-        kind_word = question[m.end(1) :].split()[0].strip("`").lower()
+        # After the name's closing backtick: "the `x` field" is a field, not the default.
+        kind_word = question[m.end(1) :].lstrip("`").split()[0].strip("`").lower()
         kind = _KINDS.get(kind_word.rstrip("s,.?"), _KINDS.get(kind_word, "option"))
         # A plain word names before an English kind word ("a strict flag") and after a
         # Portuguese one ("o argumento rng"); the other order is prose ("options declared",
@@ -347,6 +395,8 @@ def named_members(question: str) -> list[NamedMember]:
     for name, owner in bare_names(question):
         if name in out or name in owners or name.lower() in _NOT_NAMES or len(name) < 3:
             continue
+        if owner and re.search(rf"(?<![\w.]){re.escape(owner)}\.{name}\s*=(?!=)", question):
+            continue  # `draft.items.meta = 1`: the writer's own attribute, set in their code
         out[name] = NamedMember(name, NAME_KIND, owner, strict=True)
     return list(out.values())
 
@@ -441,7 +491,7 @@ def members_of(ev: Evidence, evidences: Sequence[Evidence] = ()) -> list[str]:
 
 def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource) -> list[Absence]:
     """The members the question names that neither the evidence nor its files hold."""
-    named = named_members(question)
+    named = resolve_owners(named_members(question), source)
     if not named or not evidences:
         return []
     files: dict[tuple[str, str], str] = {}
@@ -453,7 +503,7 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
     out: list[Absence] = []
     for member in named:
         if member.strict:
-            found = _strict_absence(member, named, evidences, source, seen_text)
+            found = _strict_absence(member, named, evidences, source, seen_text, question)
             if found is not None:
                 out.append(found)
             continue
@@ -466,14 +516,20 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
             continue
         if not owned and _found_elsewhere(source, member.name, spellings):
             continue
-        if member.kind in _MEMBER_KINDS and any(source.symbol_exists(s) for s in sorted(spellings)):
+        if member.kind in _MEMBER_KINDS and any(written(s, source) for s in sorted(spellings)):
             continue
         nearest = next((e for e in evidences if member.owner and _defines(e, member.owner)), None)
+        returned = returned_type(member, source)
+        typed = [e for e in evidences if returned and _defines(e, returned)]
+        typed.sort(key=lambda e: is_stub(e.path))
+        nearest = typed[0] if typed else nearest
         if nearest is None and member.owner:
-            nearest = next((e for e in evidences if member.owner in e.text), None)
+            # A member of the owner (`Client.request` for `httpx.Client`), else a mention.
+            nearest = next((e for e in evidences if _owned_by(e, member.owner)), None)
+            nearest = nearest or next((e for e in evidences if member.owner in e.text), None)
         spelled = None if member.owner else spelled_like(member.name, evidences)
         if nearest is None and spelled is None:  # named alone, nothing spelled like it here
-            found = _with_neighbour(member, named, evidences)
+            found = _with_neighbour(member, named, evidences, question)
             if found is not None:
                 out.append(found)
                 continue
@@ -501,7 +557,22 @@ def exists_anywhere(name: str, source: EvidenceSource, seen_text: str = "") -> b
     spellings = _spellings(name)
     if any(re.search(rf"(?<![\w-]){re.escape(s)}(?!\w)", seen_text) for s in spellings):
         return True
-    return any(source.symbol_exists(s) for s in sorted(spellings))
+    return any(written(s, source) for s in sorted(spellings))
+
+
+def written(name: str, source: EvidenceSource) -> bool:
+    """`name` is in the index in this very spelling. The lexical index folds case, so
+    `maxSize` (the camelCase spelling of a missing `max_size`) would match `maxsize`: a hit
+    of the name searched must hold it as written (or define it)."""
+    if not source.symbol_exists(name):
+        return False
+    symbols_named = getattr(source, "symbols_named", None)
+    if callable(symbols_named) and symbols_named(name):
+        return True
+    word = re.compile(rf"(?<![\w-]){re.escape(name)}(?!\w)")
+    params = SearchParams(query=name, top_k=10, path_prefix=None, language=None, min_score=None)
+    hits = source.search(params)
+    return not hits or any(h.symbol.rsplit(".", 1)[-1] == name or word.search(h.text) for h in hits)
 
 
 def _strict_absence(
@@ -510,31 +581,46 @@ def _strict_absence(
     evidences: list[Evidence],
     source: EvidenceSource,
     seen_text: str,
+    question: str = "",
 ) -> Absence | None:
     """A name found nowhere in the index, with its real neighbour among the evidence (None
     when it exists, or when no code neighbour is in the evidence: the unknown-symbol refusal
     then stands)."""
     if exists_anywhere(member.name, source, seen_text):
         return None
-    return _with_neighbour(member, named, evidences)
+    context = context_paths(question, named, source)
+    return _with_neighbour(member, named, evidences, question, context)
 
 
 def _with_neighbour(
-    member: NamedMember, named: Sequence[NamedMember], evidences: list[Evidence]
+    member: NamedMember,
+    named: Sequence[NamedMember],
+    evidences: list[Evidence],
+    question: str = "",
+    context: frozenset[str] = frozenset(),
 ) -> Absence | None:
     """The absence of `member` citing its neighbour: the definition of the owner it was
-    written on (`Event` of `Event.OldName`), else the name spelled most like it, else another
-    name of the question defined here, else the best code definition of the evidence."""
+    written on (`Event` of `Event.OldName`; the class `Cache` of a variable `cache`), else the
+    name spelled most like it (in the module it was written on: `keys` of `keys.instancekey`,
+    else where the question's words point: spelled_neighbour), else another name of the
+    question defined here, else the best code definition of the evidence."""
     has: list[str] = []
     closest, how = "", HOW_OWNER
-    nearest = next((e for e in evidences if member.owner and _defines(e, member.owner)), None)
+    nearest = owner_definition(evidences, member.owner)
     if nearest is not None:
         has = members_of(nearest, evidences)
         close = difflib.get_close_matches(member.name, has, n=1, cutoff=0.5)
         closest = close[0] if close else nearest.hit.symbol.rsplit(".", 1)[-1]
     else:
-        i, closest = spelled_neighbour(member.name, [(e.hit, e.text) for e in evidences])
-        nearest, how = (evidences[i], HOW_SPELLED) if i >= 0 else (None, how)
+        module = [e for e in evidences if member.owner and _in_module(e.path, member.owner)]
+        pool = module or evidences
+        i, closest = spelled_neighbour(
+            member.name, [(e.hit, e.text) for e in pool], question, context
+        )
+        nearest, how = (pool[i], HOW_SPELLED) if i >= 0 else (None, how)
+        if nearest is None and module:
+            nearest, how = module[0], HOW_OWNER
+            closest = nearest.hit.symbol.rsplit(".", 1)[-1]
     if nearest is None:
         others = [m.owner or m.name for m in named if m.name != member.name]
         nearest = next((e for o in others for e in evidences if o and _defines(e, o)), None)
@@ -546,6 +632,81 @@ def _with_neighbour(
     if nearest is None:
         return None
     return Absence(member.name, member.kind, member.owner, nearest, has[:_LISTED], closest, how)
+
+
+def owner_definition(evidences: Sequence[Evidence], owner: str) -> Evidence | None:
+    """The evidence defining `owner`. A lower-case owner written as a receiver (`cache` of
+    `cache.resize(...)`) is a variable: the class spelled like it (`Cache`) comes before a
+    member that happens to share its name (`_WrapperBase.cache`)."""
+    if not owner:
+        return None
+    last = owner.rsplit(".", 1)[-1]
+    if last[:1].islower():
+        # A top-level definition of that very name (`ttl_cache`) is the owner itself.
+        top = next((e for e in evidences if e.hit.symbol == last), None)
+        cls = next((e for e in evidences if _class_named(e.hit, last)), None)
+        if top or cls:
+            return top or cls
+    return next((e for e in evidences if _defines(e, owner)), None)
+
+
+_RETURNS = re.compile(r"\)\s*(?:->|:)\s*([A-Z]\w*)")
+_STUB = re.compile(r"\.(?:pyi|d\.ts)$")
+
+
+def returned_type(member: NamedMember, source: EvidenceSource) -> str:
+    """The type a function owner returns, when the member is a field ("the `evictions` field
+    in cache_info()": a function has no fields, what it returns does), from the owner's
+    signatures in the symbol table (a stub's `-> CacheInfo` included); "" otherwise."""
+    symbols_named = getattr(source, "symbols_named", None)
+    if member.kind != "attribute" or not member.owner or not callable(symbols_named):
+        return ""
+    for sym in symbols_named(member.owner.rsplit(".", 1)[-1]):
+        m = _RETURNS.search(sym.signature or "")
+        if m and m.group(1) not in ("None", "Any", "Promise"):
+            return m.group(1)
+    return ""
+
+
+def is_stub(path: str) -> bool:
+    """A type stub (`.pyi`, `.d.ts`): the declaration of code that lives elsewhere."""
+    return bool(_STUB.search(path))
+
+
+def _class_named(hit: SearchHit, variable: str) -> bool:
+    """The hit is a class the variable is named after: `Cache` for `cache`, `RetryCallState`
+    for `retry_state` (the variable's parts, in order, among the class's)."""
+    if hit.kind not in _CONTAINER_KINDS:
+        return False
+    cls = hit.symbol.rsplit(".", 1)[-1]
+    if cls.lower() == variable.lower():
+        return True
+    want, have = name_parts(variable), iter(name_parts(cls))
+    return len(want) >= 2 and all(p in have for p in want)
+
+
+def _in_module(path: str, owner: str) -> bool:
+    """`path` is the module `owner` names (`keys` -> `src/pkg/keys.py`, `a.b` -> `a/b.ts`)."""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    return bool(stem) and stem == owner.rsplit(".", 1)[-1] and not is_test_path(path)
+
+
+def context_paths(
+    question: str, named: Sequence[NamedMember], source: EvidenceSource
+) -> frozenset[str]:
+    """Files defining the names the question writes besides its missing ones (`LRUCache` in
+    "max_size ... an LRUCache"): where a missing name would live."""
+    symbols_named = getattr(source, "symbols_named", None)
+    if not callable(symbols_named):
+        return frozenset()
+    missing = {m.name for m in named}
+    names = [*_owners(question, ""), *(m.owner for m in named if m.owner)]
+    paths: set[str] = set()
+    for n in dict.fromkeys(names):
+        last = n.rsplit(".", 1)[-1]
+        if last and last not in missing:
+            paths.update(s.path for s in symbols_named(last) if not is_test_path(s.path))
+    return frozenset(paths)
 
 
 _KIND_NAMES = {
@@ -663,13 +824,13 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
     does not exist makes the whole list look unanswerable, yet its owner is the answer's
     neighbour. Only definitions of a named owner are returned, at most NEIGHBOUR_HITS; for a
     bare name the index lacks, its neighbours (strict_neighbour_hits)."""
-    named = named_members(question)
+    named = resolve_owners(named_members(question), source)
     members = [m for m in named if not m.strict]
     owners = {m.owner.rsplit(".", 1)[-1] for m in members if m.owner}
     if not named:
         return []
     hits = source.search(replace(params, min_score=None, top_k=max(params.top_k, 10)))
-    strict = strict_neighbour_hits(named, hits, params, source)
+    strict = strict_neighbour_hits(named, hits, params, source, question)
     if not members:
         return strict
     if not owners:  # a setting named alone: the hits holding a name spelled like it
@@ -687,6 +848,16 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
         (h for h in hits if _owner_rank(h.symbol, owners) < 2),
         key=lambda h: _owner_rank(h.symbol, owners),
     )
+    # A field of what a function returns: the returned type's definition, code before stubs.
+    for t in dict.fromkeys(filter(None, (returned_type(m, source) for m in members))):
+        found = source.search(replace(params, query=t, rewrite=None, min_score=None))
+        ranked = (
+            sorted(
+                (h for h in found if h.symbol.rsplit(".", 1)[-1] == t),
+                key=lambda h: is_stub(h.path),
+            )[:1]
+            + ranked
+        )
     if not ranked:  # the owner alone: a bare identifier is a navigation query (search/names.py)
         for owner in sorted({m.owner for m in members if m.owner}):
             found = source.search(replace(params, query=owner, rewrite=None, min_score=None))
@@ -699,6 +870,7 @@ def strict_neighbour_hits(
     hits: list[SearchHit],
     params: SearchParams,
     source: EvidenceSource,
+    question: str = "",
 ) -> list[SearchHit]:
     """For each bare name the index lacks (`AddRecursive`), the passages its answer may cite:
     the definition of the owner it was written on, the definition spelled most like it (its
@@ -710,24 +882,56 @@ def strict_neighbour_hits(
         # bare name.
         if (m.owner and not m.strict) or exists_anywhere(m.name, source):
             continue
+        module: list[SearchHit] = []
         if m.owner:
             last = m.owner.rsplit(".", 1)[-1]
-            found = source.search(replace(params, query=last, rewrite=None, min_score=None))
-            out += [h for h in found if _owner_rank(h.symbol, {last}) == 0][:1]
+            # Wide enough for the class `Cache` of a variable `cache` below members named so.
+            wide = max(params.top_k, 20)
+            owner_q = replace(params, query=last, rewrite=None, min_score=None, top_k=wide)
+            found = source.search(owner_q)
+            top = [h for h in found if h.symbol == last]
+            cls = [h for h in found if last[:1].islower() and _class_named(h, last)]
+            owner_hits = top or cls or [h for h in found if _owner_rank(h.symbol, {last}) == 0]
+            out += owner_hits[:1]
+            if not owner_hits:  # `keys.instancekey`: the module `keys`
+                module = [h for h in found if _in_module(h.path, last)]
         words = " ".join(name_parts(m.name)) or m.name
         by_name = source.search(replace(params, query=words, rewrite=None, min_score=None))
-        pool = [*hits, *by_name]
-        i, alike = spelled_neighbour(m.name, [(h, h.text) for h in pool])
+        # Each strong part alone (`patches` of `revertPatches`): the names sharing it
+        # (`applyPatches`, `enablePatches`), for the question's words to choose among.
+        by_part = [
+            h
+            for p in strong_parts(m.name)[:2]
+            for h in source.search(replace(params, query=p, rewrite=None, min_score=None))
+        ]
+        # The definitions of the other names the question writes (`createDraft` beside a
+        # missing `discardDraft`): where its own words point.
+        by_other = [
+            h
+            for o in [n.name for n in named if n.name != m.name and not n.owner][:2]
+            for h in source.search(replace(params, query=o, rewrite=None, min_score=None))
+            if h.symbol.rsplit(".", 1)[-1] == o
+        ]
+        pool = [*module, *hits, *by_name, *by_other, *by_part]
+        context = context_paths(question, named, source)
+        i, alike = spelled_neighbour(m.name, [(h, h.text) for h in pool], question, context)
         if i >= 0:
             out.append(pool[i])
-            # Where the name spelled alike is defined, when the passage only mentions it.
-            if not (pool[i].symbol.rsplit(".", 1)[-1] == alike or defines(pool[i].text, alike)):
+            # Where the name spelled alike is defined (in the question's context first), when
+            # the passage only mentions it or is a copy elsewhere.
+            if (context and pool[i].path not in context) or not (
+                pool[i].symbol.rsplit(".", 1)[-1] == alike or defines(pool[i].text, alike)
+            ):
                 found = source.search(replace(params, query=alike, rewrite=None, min_score=None))
-                out += [
+                named_so = [
                     h
                     for h in found
                     if h.symbol.rsplit(".", 1)[-1] == alike or defines(h.text, alike)
-                ][:1]
+                ]
+                named_so.sort(key=lambda h: h.path not in context)
+                out += named_so[:1]
+        elif module:
+            out.append(module[0])
         others = {o.owner.rsplit(".", 1)[-1] or o.name for o in named if o.name != m.name}
         out += [h for h in hits if h.symbol and h.symbol.rsplit(".", 1)[-1] in others][:1]
         out += [h for h in pool if is_code_definition(h)][:1]
@@ -745,5 +949,18 @@ def needs_neighbour(
     if not evidences:
         return bool(named_members(question))
     if missing or any(a.how == HOW_BEST for a in absent):
+        return True
+    # A plain word named with a kind word ("which seed parameter") that the evidence does not
+    # hold and that was not said absent: no code neighbour was among the evidence (a
+    # changelog line), so its neighbours are searched (the absence is then checked there).
+    said = {a.name for a in absent}
+    text = "\n".join(e.text for e in evidences)
+    if any(
+        m.strict
+        and m.name not in said
+        and not _has_word(text, _spellings(m.name))
+        and not re.search(rf"(?<![\w-]){re.escape(m.name)}(?!\w)", text)
+        for m in named_members(question)
+    ):
         return True
     return any(a.owner and (a.nearest is None or not _defines(a.nearest, a.owner)) for a in absent)

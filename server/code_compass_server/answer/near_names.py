@@ -17,8 +17,10 @@ import re
 from collections.abc import Iterable
 
 from code_compass_server.answer.verify import identifiers
+from code_compass_server.query.lexicon import portuguese_lexicon
 from code_compass_server.records import SearchHit
 
+_BACKTICK = re.compile(r"`([^`]+)`")
 # `name=value` in prose: a keyword argument, code by its position ("pass gaussian=True").
 _KWARG = re.compile(r"(?<![\w.=!<>])([A-Za-z_][A-Za-z0-9_]{2,})=(?!=)")
 # Identifier parts: snake_case pieces, camelCase humps, digits.
@@ -50,7 +52,10 @@ def bare_names(question: str) -> list[tuple[str, str]]:
     """(name, owner) of each code-shaped name of the question: `Event.OldName` is `OldName`
     with the owner `Event`; a call or keyword is its name; owner "" when none is written."""
     out: dict[str, str] = {}
-    for tok in identifiers(question):
+    # Code written in backticks with its arguments (`revertPatches(state, patches)`) names
+    # its call too; identifiers() keeps a backticked span only when it is one name.
+    spans = [identifiers(m.group(1)) for m in _BACKTICK.finditer(question)]
+    for tok in [*identifiers(question), *(t for span in spans for t in span)]:
         name = tok.split("(", 1)[0]
         owner, _, last = name.rpartition(".")
         if last and not last[0].isdigit() and last not in _LANGUAGE_NAMES:
@@ -60,8 +65,22 @@ def bare_names(question: str) -> list[tuple[str, str]]:
     return list(out.items())
 
 
+def question_words(question: str) -> set[str]:
+    """The question's words, lower-cased (a Portuguese word with its English ones from the
+    lexicon: "aplicar" says `apply`), and its names as written."""
+    words = {w.lower() for w in re.findall(r"[^\W\d_]{3,}", question)}
+    lexicon = portuguese_lexicon()
+    english = {e for w in words if (entry := lexicon.lookup(w)) for e in entry.english}
+    return words | english | set(re.findall(r"[A-Za-z_]\w+", question))
+
+
 def name_parts(name: str) -> list[str]:
     return [p.lower() for p in _PART.findall(name.lstrip("-"))]
+
+
+def strong_parts(name: str) -> list[str]:
+    """The parts of a name that make two names alike (not `get`, `max`; 4 letters or more)."""
+    return [p for p in name_parts(name) if p not in _WEAK_PARTS and len(p) >= 4]
 
 
 def likeness(a: str, b: str) -> float:
@@ -105,14 +124,26 @@ def candidate_names(hit: SearchHit, text: str) -> Iterable[tuple[str, bool]]:
         yield ident, defines(text, ident)
 
 
-def spelled_neighbour(name: str, passages: Iterable[tuple[SearchHit, str]]) -> tuple[int, str]:
+def spelled_neighbour(
+    name: str,
+    passages: Iterable[tuple[SearchHit, str]],
+    question: str = "",
+    context_paths: frozenset[str] = frozenset(),
+) -> tuple[int, str]:
     """(index of the passage, name) of the name spelled most like `name` among the passages
-    (a definition before a mention, code before tests and docs, then list order); (-1, "")
-    when none is alike enough."""
-    best: tuple[tuple[float, int, float, int, int], int, str] | None = None
+    (first a name the question's own words point to: one it writes (`createDraft`) or whose
+    other parts it says ("apply the inverse ones" for `applyPatches`, over a `GeneratePatches`
+    spelled closer); then the most alike, a definition before a mention, one in a file
+    defining another name of the question (`context_paths`: `LRUCache`'s file, not a copy in
+    another module), code before tests and docs, then list order); (-1, "") when none is
+    alike enough."""
+    best: tuple[tuple[int, float, int, int, float, int, int], int, str] | None = None
     want = name.lstrip("-")
+    # The missing name's own words point nowhere (`cache` of `cache_exceptions`).
+    said = question_words(re.sub(rf"(?<!\w){re.escape(want)}(?!\w)", " ", question))
     for i, (hit, text) in enumerate(passages):
         code = 0 if is_code_definition(hit) else 1
+        here = 0 if hit.path in context_paths else 1
         for cand, defined in candidate_names(hit, text):
             if cand == want or cand.lower() == want.lower():
                 continue
@@ -120,7 +151,9 @@ def spelled_neighbour(name: str, passages: Iterable[tuple[SearchHit, str]]) -> t
             if score <= 0 or (score < PARTS_MIN and score < SPELLED_MIN):
                 continue
             tie = difflib.SequenceMatcher(None, want.lower(), cand.lower()).ratio()
-            key = (-round(score, 2), 0 if defined else 1, -round(tie, 2), code, i)
+            own = set(strong_parts(cand)) - set(name_parts(want))
+            pointed = 0 if cand in said or (own and own <= said) else 1
+            key = (pointed, -round(score, 2), 0 if defined else 1, here, -round(tie, 2), code, i)
             if best is None or key < best[0]:
                 best = (key, i, cand)
     return (best[1], best[2]) if best else (-1, "")
