@@ -83,7 +83,10 @@ try:
     code = main(sys.argv[1:])
 except SystemExit as done:  # --version
     code = int(done.code or 0)
-heavy = [m for m in ("onnxruntime", "tantivy", "jedi", "anthropic", "numpy") if m in sys.modules]
+heavy = [m for m in (
+    "onnxruntime", "tantivy", "jedi", "anthropic", "numpy", "watchfiles", "multiprocessing",
+    "ctypes.util",
+) if m in sys.modules]
 print("HEAVY", ",".join(heavy), file=sys.stderr)
 sys.exit(code)
 """
@@ -105,7 +108,11 @@ def test_cold_commands_import_only_what_they_need(tmp_path: Path) -> None:
     assert _loaded("--version") == set()
     assert _loaded("--help") == set()
     assert _loaded("index", "--no-embed", *common) >= {"tantivy"}
+    # A fresh index is read, never written: no watcher, no parse pool, no heap trimming.
+    writer_only = {"watchfiles", "multiprocessing", "ctypes.util"}
     assert not {"onnxruntime", "numpy"} & _loaded("status", *common)
+    assert not writer_only & _loaded("status", *common)
     lexical = _loaded("search", "x", "--mode", "lexical", *common)
     assert not {"onnxruntime", "numpy", "jedi", "anthropic"} & lexical
+    assert not writer_only & lexical
     assert not {"jedi", "anthropic"} & _loaded("ask", "where is parse_config defined?", *common)

@@ -8,8 +8,6 @@ them; elsewhere than glibc it is absent and this does nothing.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 from collections.abc import Callable
 
 _malloc_trim: list[Callable[[int], int] | None] = []  # looked up at the first call
@@ -18,6 +16,10 @@ _malloc_trim: list[Callable[[int], int] | None] = []  # looked up at the first c
 def trim_heap() -> bool:
     """Give the heap's free pages back; False where there is no such call."""
     if not _malloc_trim:
+        # Imported here: ctypes.util brings subprocess, which a CLI query never needs.
+        import ctypes
+        import ctypes.util
+
         name = ctypes.util.find_library("c")
         try:
             _malloc_trim.append(ctypes.CDLL(name).malloc_trim if name else None)

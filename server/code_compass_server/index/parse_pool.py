@@ -14,17 +14,14 @@ import contextlib
 import hashlib
 import os
 import signal
-import socket
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from code_compass_server.index.catalog import FileRow
 from code_compass_server.index.categories import category_for
@@ -32,6 +29,12 @@ from code_compass_server.index.chunk import SkipFile, parse_file
 from code_compass_server.index.scan import FileEntry
 from code_compass_server.index.tokens import code_terms
 from code_compass_server.records import Chunk, ParsedFile, SymbolDef
+
+# The process machinery (socket, subprocess, multiprocessing: ~10 ms of imports) loads with the
+# first pool, not with this module: a CLI query that finds its index fresh never parses.
+if TYPE_CHECKING:
+    import subprocess
+    from multiprocessing.connection import Connection
 
 SKIP_TIMEOUT = "parse_timeout"
 SKIP_MEMORY = "parse_memory"
@@ -189,6 +192,8 @@ _LIVE_LOCK = threading.Lock()
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
+    import subprocess
+
     with contextlib.suppress(OSError):
         proc.kill()
     with contextlib.suppress(subprocess.TimeoutExpired):
@@ -209,6 +214,8 @@ atexit.register(_kill_all)
 
 def worker_entry() -> None:
     """`python -c` entry of a worker: argv = socket fd, parent pid, memory cap."""
+    from multiprocessing.connection import Connection
+
     fd, parent, memory_limit = (int(a) for a in sys.argv[1:4])
     _worker_main(Connection(fd), parent, memory_limit)
 
@@ -229,6 +236,10 @@ class _Worker:
     starting up; the parent ends it (or it ends itself when the parent is gone)."""
 
     def __init__(self, memory_limit: int) -> None:
+        import socket
+        import subprocess
+        from multiprocessing.connection import Connection
+
         ours, theirs = socket.socketpair()
         with theirs:
             code = "from code_compass_server.index.parse_pool import worker_entry; worker_entry()"
@@ -253,6 +264,8 @@ class _Worker:
         self.task, self.since = index, time.monotonic()
 
     def stop(self) -> None:
+        import subprocess
+
         with contextlib.suppress(OSError, ValueError):
             self.conn.send(None)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -281,6 +294,8 @@ class GuardedPool:
         self.start_failures = 0
 
     def run(self, todo: Sequence[LoadArgs]) -> Iterator[Loaded]:
+        from multiprocessing.connection import Connection, wait
+
         pending = list(range(len(todo)))[::-1]  # popped from the end: todo order
         while len(self.workers) < min(self.size, len(todo)):
             self.workers.append(_Worker(self.memory_limit))

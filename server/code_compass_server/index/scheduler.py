@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from code_compass_server.index.buffers import EditorBuffers
 from code_compass_server.index.heap import trim_heap
@@ -36,7 +36,9 @@ from code_compass_server.index.job_records import (
 from code_compass_server.index.project import Project
 from code_compass_server.index.scan import ScanSettings
 from code_compass_server.index.summary import IndexProgress
-from code_compass_server.index.watcher import ChangeBatch
+
+if TYPE_CHECKING:  # watchfiles loads only in a process that watches, not in a CLI query
+    from code_compass_server.index.watcher import ChangeBatch
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import watchfiles
+if TYPE_CHECKING:  # watchfiles (with anyio, multiprocessing) loads when a watch starts,
+    import watchfiles  # not in a CLI query that only imports this module's records
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,8 @@ class ProjectWatcher:
         self._thread.join(timeout)
 
     def _loop(self) -> None:
+        import watchfiles
+
         try:
             for changes in watchfiles.watch(
                 self.root,
@@ -69,6 +73,8 @@ class ProjectWatcher:
             log.exception("watcher for %s stopped", self.root)
 
     def _dispatch(self, changes: set[tuple[watchfiles.Change, str]]) -> None:
+        from watchfiles import Change
+
         rels: set[str] = set()
         rescan = False
         for change, raw in changes:
@@ -79,7 +85,7 @@ class ProjectWatcher:
                 continue
             if path.name == ".gitignore" or rel == ".git/info/exclude" or path.is_dir():
                 rescan = True
-            elif change == watchfiles.Change.deleted and not path.suffix:
+            elif change == Change.deleted and not path.suffix:
                 rescan = True  # maybe a folder went away: let the scan find what vanished
             rels.add(rel)
         self.on_batch(ChangeBatch(self.project, frozenset(rels), rescan))

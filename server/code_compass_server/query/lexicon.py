@@ -97,6 +97,8 @@ _MIN_STEM = 2  # "ia" is not the verb "ir" with an ending
 
 def fold(text: str) -> str:
     """Lower-case without accents: "Configuração" -> "configuracao"."""
+    if text.isascii():  # most lines and words: nothing to decompose (halves the lexicon load)
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
