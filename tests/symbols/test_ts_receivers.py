@@ -41,6 +41,11 @@ SRC = (
     "class D { constructor(public a: A, b: B) { b.run() } }\n"  # 25
     "class E { d!: D; m(): void { const x = (this.d = new D(new A(), b)); x.a.run() } }\n"  # 26
     "export const api = { $key }\n"  # 27
+    "function guardOf<T>(name: string, c: new () => T): (x: any) => x is T { return null! }\n"
+    "function looseOf<T>(name: string, c: T): (x: any) => x is T { return null! }\n"  # 29
+    "const isB2 = guardOf('B', B)\n"  # 30
+    "const isA2 = looseOf('A', A)\n"  # 31
+    "function made(v: any) { if (isB2(v)) v.run(); if (isA2(v)) v.run() }\n"  # 32
 )
 
 
@@ -73,6 +78,8 @@ def test_type_guards_and_instanceof_narrow_only_where_they_hold(tmp_path: Path) 
     assert _at(s, 16, "run", 1) == ("src/t.ts", 1)  # `instanceof A && …`
     assert _at(s, 16, "run") == ("src/t.ts", 1)  # the right of `&&`
     assert _at(s, 17, "run") is None  # outside every guard: `any`
+    assert _at(s, 32, "run") == ("src/t.ts", 2)  # a guard a generic factory made for B
+    assert _at(s, 32, "run", 1) is None  # T bound to a value, not a class: not inferred
 
 
 def test_lib_collection_accessors_take_the_declared_type_arguments(tmp_path: Path) -> None:

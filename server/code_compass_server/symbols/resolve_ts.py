@@ -514,7 +514,7 @@ class TypeScriptScopes:
         guard = self._predicate(fn, depth + 1) if isinstance(fn, Decl) else None
         if guard is None:
             return None
-        file, params, predicate = guard
+        file, params, predicate, env = guard
         names = [
             file.text_of(pt) if (pt := p.child_by_field_name("pattern")) is not None else ""
             for p in _own_params(file, params)
@@ -522,14 +522,22 @@ class TypeScriptScopes:
         subject = predicate.child_by_field_name("name")
         if subject is None or index >= len(names) or names[index] != file.text_of(subject):
             return None
-        return self._type_decl(file, predicate.child_by_field_name("type"), depth + 1)
+        return self._type_decl(file, predicate.child_by_field_name("type"), depth + 1, env)
 
-    def _predicate(self, fn: Decl, depth: int) -> tuple[Parsed, Node | None, Node] | None:
-        """A type guard's (file, parameters, `x is T` node): a function declared so, or a
-        variable whose annotation or `as` cast is such a function type."""
+    def _predicate(self, fn: Decl, depth: int) -> tuple[Parsed, Node | None, Node, TypeArgs] | None:
+        """A type guard's (file, parameters, `x is T` node, type arguments in force): a
+        function declared so, a variable whose annotation or `as` cast is such a function
+        type, or one made by a generic factory (`make<T>(c: new () => T): (x) => x is T`
+        called with a class: T is that class, as the checker infers it)."""
         node = fn.decl
         sig: Node | None = node if node.type in _FUNCTIONS else None
         file = fn.file
+        env: TypeArgs = ()
+        value = node.child_by_field_name("value") if node.type == "variable_declarator" else None
+        if sig is None and value is not None and value.type == "call_expression":
+            made = self._factory_guard(file, value, depth + 1)
+            if made is not None:
+                file, sig, env = made
         if sig is None and node.type == "variable_declarator":
             value = node.child_by_field_name("value")
             typed = self._function_type(file, node.child_by_field_name("type"), depth + 1)
@@ -546,7 +554,47 @@ class TypeScriptScopes:
             returns = returns.named_children[0] if returns.named_children else None
         if returns is None or returns.type != "type_predicate":
             return None
-        return file, sig.child_by_field_name("parameters"), returns
+        return file, sig.child_by_field_name("parameters"), returns, env
+
+    def _factory_guard(
+        self, parsed: Parsed, call: Node, depth: int
+    ) -> tuple[Parsed, Node, TypeArgs] | None:
+        """`f(…, C)` where `f<T>(…, c: new (…) => T): (x) => x is T`: the returned function
+        type, with T bound to the class argument."""
+        callee = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if callee is None or args is None or callee.type != "identifier" or depth > MAX_FOLLOW:
+            return None
+        found = self._lookup(parsed, callee, parsed.text_of(callee))
+        factory = self._follow(found, depth + 1) if found is not None else None
+        if not isinstance(factory, Decl) or factory.decl.type not in _FUNCTIONS:
+            return None
+        returned = self._function_type(
+            factory.file, factory.decl.child_by_field_name("return_type"), depth + 1
+        )
+        if returned is None:
+            return None
+        tparams = factory.decl.child_by_field_name("type_parameters")
+        bound: list[tuple[tuple[str, int], Parsed, Node]] = []
+        params = _own_params(factory.file, factory.decl.child_by_field_name("parameters"))
+        for i, param in enumerate(params):
+            annotation = param.child_by_field_name("type")
+            made = (
+                annotation.named_children[0] if annotation and annotation.named_children else None
+            )
+            if made is None or made.type != "constructor_type" or i >= len(args.named_children):
+                continue
+            instance = made.child_by_field_name("type")
+            for tp in tparams.named_children if tparams is not None else ():
+                tp_name = tp.child_by_field_name("name")
+                if (
+                    instance is not None
+                    and tp_name is not None
+                    and (factory.file.text_of(tp_name) == factory.file.text_of(instance))
+                ):
+                    bound.append(((factory.file.rel, tp.start_byte), parsed,
+                                  args.named_children[i]))  # fmt: skip
+        return returned[0], returned[1], tuple(bound)
 
     def _member_in(self, target: Decl, name: str, depth: int) -> Decl | str | None:
         if target.kind == "module":
