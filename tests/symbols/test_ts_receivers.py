@@ -46,6 +46,11 @@ SRC = (
     "const isB2 = guardOf('B', B)\n"  # 30
     "const isA2 = looseOf('A', A)\n"  # 31
     "function made(v: any) { if (isB2(v)) v.run(); if (isA2(v)) v.run() }\n"  # 32
+    "interface Handler<T> { open(ws: Sock<T>): void; close(): void }\n"  # 33
+    "interface Sock<T> { data: T }\n"  # 34
+    "interface Data { events: B }\n"  # 35
+    "const h: Handler<Data> = { open(ws) { ws.data.events.run(); this.close() } }\n"  # 36
+    "const bare = { open(ws) { ws.data.events.run(); this.close() } }\n"  # 37
 )
 
 
@@ -68,6 +73,18 @@ def test_this_is_typed_by_a_this_parameter_an_object_literal_or_the_class(tmp_pa
     assert _at(s, 6, "run", 1) == ("src/t.ts", 6)  # the object literal's own `run`
     assert _at(s, 9, "run") == ("src/t.ts", 8)  # `const self = this`
     assert _at(s, 9, "run", 1) is None  # a literal's method: its `this` has no `run`, not C's
+
+
+def test_object_literal_methods_take_their_contextual_type(tmp_path: Path) -> None:
+    """`const h: Handler<Data> = { open(ws) {…} }`: `ws` is typed by `Handler.open`'s
+    parameter (T bound to Data) and `this` has the members of Handler; without a contextual
+    type neither is guessed."""
+    write_tree(tmp_path, {"src/t.ts": SRC})
+    s = TreeScopes(tmp_path)
+    assert _at(s, 36, "run") == ("src/t.ts", 2)
+    assert _at(s, 36, "close") == ("src/t.ts", 33)
+    assert _at(s, 37, "run") is None
+    assert _at(s, 37, "close") is None
 
 
 def test_type_guards_and_instanceof_narrow_only_where_they_hold(tmp_path: Path) -> None:

@@ -627,7 +627,10 @@ class TypeScriptScopes:
                 )
                 if key is not None and typ.file.text_of(key) == name:
                     return Decl(name, key, prop, "member", typ.file)
-            return None
+            # `this.x` in a method of `const o: T = {…}`: T's member, as the checker types
+            # `this` there (the literal and its contextual type).
+            context_type = self._object_context_type(typ.file, typ.decl, depth + 1)
+            return self._member_of_type(context_type, name, depth + 1)
         if typ.kind == "union":  # the first part that has the member (`string | {k: T}`)
             for part in _union_parts(typ.decl):
                 found = self._member_of_type(self._type_decl(typ.file, part, depth + 1,
@@ -800,21 +803,63 @@ class TypeScriptScopes:
         expected = self._expected_function_type(d.file, fn, depth + 1)
         if expected is None:
             return None
-        fn_file, fn_type = expected
+        fn_file, fn_type, env = expected
         inner = _own_params(fn_file, fn_type.child_by_field_name("parameters"))
         if index >= len(inner):
             return None
-        return self._annotated(fn_file, inner[index].child_by_field_name("type"), depth)
+        return self._annotated(fn_file, inner[index].child_by_field_name("type"), depth, env)
 
     def _expected_function_type(
         self, parsed: Parsed, fn: Node, depth: int
-    ) -> tuple[Parsed, Node] | None:
+    ) -> tuple[Parsed, Node, TypeArgs] | None:
         """The function type a function expression is checked against, from its context: the
         parameter of the workspace function or constructor it is passed to, the declared
-        return type of the function that returns it, or the annotated variable it is
-        assigned to (through type aliases: `MiddlewareHandler` names a function type)."""
+        return type of the function that returns it, the annotated variable it is assigned
+        to (through type aliases: `MiddlewareHandler` names a function type), or the member
+        of an object literal's contextual type it implements (`{ open(ws) {…} }` typed
+        `Handler<T>`: `open`'s declared signature, T bound); with the type arguments in
+        force."""
         if depth > MAX_FOLLOW:
             return None
+        holder, key = fn.parent, fn.child_by_field_name("name")
+        if holder is not None and holder.type == "pair":  # `{ m: (x) => … }`
+            key, holder = holder.child_by_field_name("key"), holder.parent
+        if holder is not None and holder.type == "object" and key is not None:
+            context_type = self._object_context_type(parsed, holder, depth + 1)
+            member = self._member_of_type(context_type, parsed.text_of(key), depth + 1)
+            if not isinstance(member, Decl):
+                return None
+            if member.decl.type in ("method_signature", "method_definition"):
+                return member.file, member.decl, member.type_args
+            typed = self._function_type(
+                member.file, member.decl.child_by_field_name("type"), depth + 1
+            )
+            return (*typed, member.type_args) if typed is not None else None
+        found = self._expected_at(parsed, fn, depth)
+        return (*found, ()) if found is not None else None
+
+    def _object_context_type(self, parsed: Parsed, obj: Node, depth: int) -> Decl | str | None:
+        """The type an object literal is checked against: its variable's annotation, an
+        `as` / `satisfies` type, or the declared return type of the function returning it."""
+        context = obj.parent
+        while context is not None and context.type == "parenthesized_expression":
+            context = context.parent
+        if context is None or depth > MAX_FOLLOW:
+            return None
+        if context.type == "variable_declarator" and context.child_by_field_name("value") == obj:
+            return self._type_decl(parsed, context.child_by_field_name("type"), depth + 1)
+        if context.type in ("as_expression", "satisfies_expression"):
+            return self._type_decl(parsed, context.named_children[-1], depth + 1)
+        if context.type == "return_statement":
+            outer = context.parent
+            while outer is not None and outer.type not in _FUNCTIONS:
+                outer = outer.parent
+            returns = outer.child_by_field_name("return_type") if outer is not None else None
+            return self._type_decl(parsed, returns, depth + 1)
+        return None
+
+    def _expected_at(self, parsed: Parsed, fn: Node, depth: int) -> tuple[Parsed, Node] | None:
+        """`_expected_function_type` from what encloses the function expression."""
         context = fn.parent
         while context is not None and context.type in ("parenthesized_expression",
                                                         "as_expression"):  # fmt: skip
