@@ -51,6 +51,10 @@ SRC = (
     "interface Data { events: B }\n"  # 35
     "const h: Handler<Data> = { open(ws) { ws.data.events.run(); this.close() } }\n"  # 36
     "const bare = { open(ws) { ws.data.events.run(); this.close() } }\n"  # 37
+    "const mk = () => new B()\n"  # 38
+    "function outer() { function inner() { return new A() }; return new B() }\n"  # 39
+    "function untyped(x: any) { return x }\n"  # 40
+    "mk().run(); outer().run(); untyped(1).run()\n"  # 41
 )
 
 
@@ -85,6 +89,16 @@ def test_object_literal_methods_take_their_contextual_type(tmp_path: Path) -> No
     assert _at(s, 36, "close") == ("src/t.ts", 33)
     assert _at(s, 37, "run") is None
     assert _at(s, 37, "close") is None
+
+
+def test_unannotated_functions_return_what_their_return_expression_is(tmp_path: Path) -> None:
+    """No return annotation: the checker infers it from the returned expression (an arrow's
+    body, a `return` of the function itself, never a nested function's)."""
+    write_tree(tmp_path, {"src/t.ts": SRC})
+    s = TreeScopes(tmp_path)
+    assert _at(s, 41, "run") == ("src/t.ts", 2)
+    assert _at(s, 41, "run", 1) == ("src/t.ts", 2)  # not inner()'s A
+    assert _at(s, 41, "run", 2) is None  # returns an `any`
 
 
 def test_type_guards_and_instanceof_narrow_only_where_they_hold(tmp_path: Path) -> None:

@@ -693,6 +693,11 @@ class TypeScriptScopes:
             value = node.child_by_field_name("value")
             node = value if value is not None else node  # const f = (…): T => …
         returns = node.child_by_field_name("return_type")
+        if returns is None and node.type in _FUNCTIONS:
+            # No declared return type: what the checker infers, from the returned expression.
+            inferred = self._inferred_return(fn.file, node, depth + 1)
+            if isinstance(inferred, Decl):
+                return inferred
         if returns is None and fn.kind in ("member", "variable", "param"):
             # A value called: its type's call signature (`f: (x) => T`, `{ (x): T }`).
             annotation = fn.decl.child_by_field_name("type")
@@ -750,6 +755,24 @@ class TypeScriptScopes:
         if type_name not in _MAPS or self._lookup(file, name, type_name) is not None:
             return None  # a workspace type of that name: its own `get` decides
         return file, targs.named_children[1]
+
+    def _inferred_return(self, parsed: Parsed, fn: Node, depth: int) -> Decl | str | None:
+        """The type of what a function without a return annotation returns: an arrow's
+        expression body, else its first `return` with a value (not one of a nested
+        function); typed by the expression's form (`_value_type`)."""
+        body = fn.child_by_field_name("body")
+        if body is None or depth > MAX_FOLLOW:
+            return None
+        if body.type != "statement_block":
+            return self._value_type(parsed, body, depth + 1)
+        todo = list(body.named_children)
+        while todo:
+            st = todo.pop(0)
+            if st.type == "return_statement" and st.named_children:
+                return self._value_type(parsed, st.named_children[0], depth + 1)
+            if st.type not in _FUNCTIONS and st.type not in _CLASSES:
+                todo.extend(st.named_children)
+        return None
 
     def _promised(self, parsed: Parsed, tnode: Node) -> Node:
         """`Promise<T>` (the lib's, not a workspace type of that name): T; else the type."""
@@ -951,7 +974,6 @@ class TypeScriptScopes:
     def _declared_type(self, d: Decl, depth: int) -> Decl | str | None:
         """The class or interface a parameter, variable or field is declared as (its type
         annotation, or `new C(…)` as its value)."""
-        node: Node | None = None
         annotation = d.decl.child_by_field_name("type")
         if d.kind == "param" and annotation is None:
             return self._contextual_type(d, depth + 1)
@@ -988,6 +1010,14 @@ class TypeScriptScopes:
         pattern = d.decl.child_by_field_name("name")
         if value is not None and pattern is not None and pattern.type == "object_pattern":
             return self._destructured_type(d, value, depth + 1)
+        return self._value_type(d.file, value, depth + 1)
+
+    def _value_type(self, file: Parsed, value: Node | None, depth: int) -> Decl | str | None:
+        """The class, interface or object type an expression has, where its form says it:
+        `new C()`, a call of a function with a known return type, an object literal, a cast,
+        `this`, a copy of a typed declaration, an element of a typed array."""
+        if depth > MAX_FOLLOW:
+            return None
         awaited = False
         while value is not None and value.type in ("await_expression", "non_null_expression",
                                                    "parenthesized_expression",
@@ -998,34 +1028,28 @@ class TypeScriptScopes:
                 continue
             value = value.named_children[0] if value.named_children else None
         if value is not None and value.type == "this":  # `const self = this`
-            return self._this_type(d.file, value, depth + 1)
+            return self._this_type(file, value, depth + 1)
         if value is not None and value.type == "new_expression":
-            return self._constructed(d.file, value, depth + 1)
+            return self._constructed(file, value, depth + 1)
         if value is not None and value.type == "object":
             # `const state = { done: false }`: the literal's own properties.
-            return Decl("{}", value, value, "object literal", d.file)
+            return Decl("{}", value, value, "object literal", file)
         elif value is not None and value.type == "call_expression":
             # `const s = createSubscriber(…)`: the function's declared return type (awaited:
             # the `T` of its `Promise<T>`).
-            return self._returned_type(d.file, value, depth + 1, awaited)
+            return self._returned_type(file, value, depth + 1, awaited)
         elif value is not None and value.type in ("as_expression", "satisfies_expression"):
-            return self._type_decl(d.file, value.named_children[-1], depth + 1)
+            return self._type_decl(file, value.named_children[-1], depth + 1)
         elif value is not None and value.type in ("identifier", "member_expression"):
             # `const routers = this.#routers`: the type the other declaration carries.
-            copied = self._type_node_of(d.file, value, depth + 1)
+            copied = self._type_node_of(file, value, depth + 1)
             return self._type_decl(*copied, depth + 1) if copied is not None else None
         elif value is not None and value.type == "subscript_expression":
             # `const node = nodes[i]`: the element type of what is indexed.
-            indexed = self._type_node_of(d.file, value.child_by_field_name("object"), depth + 1)
+            indexed = self._type_node_of(file, value.child_by_field_name("object"), depth + 1)
             element = self._element_type(*indexed, depth + 1) if indexed is not None else None
             return self._type_decl(*element, depth + 1) if element is not None else None
-        if node is None or node.type not in ("type_identifier", "identifier"):
-            return None
-        type_name = d.file.text_of(node)
-        found = self._lookup(d.file, node, type_name)
-        if found is None:
-            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
-        return self._follow(found, depth + 1)
+        return None
 
     def _destructured_type(self, d: Decl, value: Node, depth: int) -> Decl | str | None:
         """`const { a } = expr` / `const { a: b } = expr`: the type of `expr.a`."""
