@@ -55,6 +55,9 @@ SRC = (
     "function outer() { function inner() { return new A() }; return new B() }\n"  # 39
     "function untyped(x: any) { return x }\n"  # 40
     "mk().run(); outer().run(); untyped(1).run()\n"  # 41
+    "function early(v: any) { if (!isB(v)) return; v.run() }\n"  # 42
+    "function notEarly(v: any) { if (!isB(v)) { log() } v.run() }\n"  # 43
+    "declare function log(): void\n"  # 44
 )
 
 
@@ -111,6 +114,8 @@ def test_type_guards_and_instanceof_narrow_only_where_they_hold(tmp_path: Path) 
     assert _at(s, 17, "run") is None  # outside every guard: `any`
     assert _at(s, 32, "run") == ("src/t.ts", 2)  # a guard a generic factory made for B
     assert _at(s, 32, "run", 1) is None  # T bound to a value, not a class: not inferred
+    assert _at(s, 42, "run") == ("src/t.ts", 2)  # after `if (!isB(v)) return`
+    assert _at(s, 43, "run") is None  # the branch does not leave: no narrowing
 
 
 def test_lib_collection_accessors_take_the_declared_type_arguments(tmp_path: Path) -> None:

@@ -470,6 +470,15 @@ class TypeScriptScopes:
                 found = self._guarded_type(parsed, cond, name, depth + 1)
                 if found is not None:
                     return found
+            if p.type in ("statement_block", "program"):
+                # `if (!isMap(x)) return`: after it, x is a Map.
+                for st in p.named_children:
+                    if st == child:
+                        break
+                    cond = _exit_unless(st)
+                    found = self._guarded_type(parsed, cond, name, depth + 1) if cond else None
+                    if found is not None:
+                        return found
             child, p = p, p.parent
         return None
 
@@ -1396,6 +1405,27 @@ def _exported_in_error(module: Parsed, name: str) -> Decl | None:
         return None
     kind = {"const": "variable", "let": "variable", "var": "variable", "type": "type_alias"}
     return Decl(name, node, node.parent or node, kind.get(m.group("kind"), m.group("kind")), module)
+
+
+def _exit_unless(st: Node) -> Node | None:
+    """`if (!cond) return|throw …` (no else): `cond`, true for the code after it."""
+    if st.type != "if_statement" or st.child_by_field_name("alternative") is not None:
+        return None
+    cond = st.child_by_field_name("condition")
+    body = st.child_by_field_name("consequence")
+    while cond is not None and cond.type == "parenthesized_expression" and cond.named_children:
+        cond = cond.named_children[0]
+    if cond is None or body is None or cond.type != "unary_expression":
+        return None
+    op = cond.child_by_field_name("operator")
+    if op is None or op.type != "!":
+        return None
+    last = (
+        body.named_children[-1] if body.type == "statement_block" and body.named_children else body
+    )
+    if last.type not in ("return_statement", "throw_statement"):
+        return None
+    return cond.child_by_field_name("argument")
 
 
 def _is_parameter_property(param: Node) -> bool:
