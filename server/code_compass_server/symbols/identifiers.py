@@ -180,11 +180,15 @@ def _looks_like_code(line: str, word: Word) -> bool:
 
 
 def _used_as_name(line: str, word: Word) -> bool:
-    """A JavaScript/TypeScript contextual keyword used as a name: `of(1)`, `x.get(k)`."""
+    """A JavaScript/TypeScript keyword used as a name: a contextual one called or a member
+    (`of(1)`, `x.get(k)`); any reserved word after a member dot (`map.delete(k)`,
+    `p.catch(f)`, `x?.default`), where the language reads it as a property name."""
+    before = line[: word.start].rstrip()
+    member = before.endswith(".") and not before.endswith("...")
     if word.text not in _CONTEXTUAL:
-        return False
+        return member
     after = line[word.end :].lstrip()[:1]
-    return line[: word.start].rstrip().endswith(".") or after in ("(", "<", ".")
+    return member or after in ("(", "<", ".")
 
 
 def identifier_at(line: str, character: int, language: str) -> Word | None:

@@ -42,6 +42,11 @@ _EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
 # name, so the bindings of a class and of its bases live side by side.
 TypeArgs = tuple[tuple[tuple[str, int], Parsed, Node], ...]
 _PROMISES = frozenset({"Promise", "PromiseLike"})
+# The lib's keyed collections and their accessors of a value (`Map<K, V>.get(k)`: a V).
+_MAPS = frozenset({"Map", "WeakMap", "ReadonlyMap"})
+_MAP_GETTERS = frozenset({"get"})
+# Array methods that give one element (`T[]`'s `find(…)`: a T).
+_ARRAY_GETTERS = frozenset({"find", "findLast", "pop", "shift", "at"})
 # `Omit<T, K>` / `Pick<T, K>`: some of T's members, each declared by T.
 _SUBSET_WRAPPERS = frozenset({"Omit", "Pick"})
 
@@ -97,8 +102,9 @@ class TypeScriptScopes:
         own = self._declared_here(parsed, node)
         if own is not None:
             return self._result(self._follow(own, 0))
-        if node.type in ("property_identifier", "shorthand_property_identifier"):
+        if node.type == "property_identifier":
             return None  # an object literal's key or a member name we cannot place
+        # `{ x }` (a shorthand property) reads the variable `x`: resolved as `x` is.
         found = self._lookup(parsed, node, name)
         if found is None:
             if name in JS_GLOBALS:
@@ -135,6 +141,10 @@ class TypeScriptScopes:
                 return next(
                     (d for d in self._statement_decls(parsed, st) if d.node.id == node.id), None
                 )
+        if _is_parameter_property(parent) and parent.child_by_field_name("pattern") == node:
+            # `constructor(public x: T)`: a member of the class, used through `this.x` and
+            # by its instances anywhere, not a local of the constructor.
+            return Decl(parsed.text_of(node), node, parent, "member", parsed)
         scope: Node | None = parent
         for _ in range(4):  # name <- declarator/parameter <- list <- scope
             if scope is None:
@@ -345,8 +355,7 @@ class TypeScriptScopes:
         if depth > MAX_FOLLOW:
             return None
         if obj.type == "this":
-            cls = _enclosing_class(obj)
-            return self._class_member(parsed, cls, name, depth + 1) if cls is not None else None
+            return self._member_of_type(self._this_type(parsed, obj, depth + 1), name, depth)
         if obj.type == "super":
             cls = _enclosing_class(obj)
             return self._base_member(parsed, cls, name, depth + 1) if cls is not None else None
@@ -365,7 +374,9 @@ class TypeScriptScopes:
             if target.kind == "enum":
                 return self._enum_member(target, name)
             if target.kind in ("param", "variable", "member"):
-                return self._member_of_type(self._declared_type(target, depth + 1), name, depth)
+                narrowed = self._narrowed(parsed, obj, depth + 1)
+                typ = narrowed if narrowed is not None else self._declared_type(target, depth + 1)
+                return self._member_of_type(typ, name, depth)
         if obj.type == "member_expression":
             # `this.#options.retry`, `a.b.c`: the member's declared type names the receiver.
             inner = obj.child_by_field_name("object")
@@ -399,11 +410,200 @@ class TypeScriptScopes:
                 self._type_decl(parsed, obj.named_children[1], depth + 1), name, depth
             )
         if obj.type == "subscript_expression":
+            index = obj.child_by_field_name("index")
+            holder = obj.child_by_field_name("object")
+            if index is not None and holder is not None and index.type == "identifier":
+                # `o[$key].m`: the member declared with the computed key `[$key]: T`.
+                keyed = self._member(parsed, holder, f"[{parsed.text_of(index)}]", depth + 1)
+                if isinstance(keyed, Decl):
+                    return self._member_of_type(self._type_of_member(keyed, depth + 1), name,
+                                                depth)  # fmt: skip
             indexed = self._type_node_of(parsed, obj.child_by_field_name("object"), depth + 1)
             element = self._element_type(*indexed, depth + 1) if indexed is not None else None
             if element is not None:
                 return self._member_of_type(self._type_decl(*element, depth + 1), name, depth)
         return None
+
+    def _this_type(self, parsed: Parsed, this: Node, depth: int) -> Decl | str | None:
+        """What `this` is where it is written, as the checker types it: the enclosing class
+        (arrow functions keep their outer `this`), a function's declared `this: T`
+        parameter, or the object literal whose method (or function-valued property) the
+        code is in."""
+        p = this.parent
+        while p is not None and depth <= MAX_FOLLOW:
+            if p.type in _CLASSES:
+                name = p.child_by_field_name("name") or p
+                return Decl(parsed.text_of(name), name, p, "class", parsed)
+            if p.type in _FUNCTIONS and p.type != "arrow_function":
+                params = p.child_by_field_name("parameters")
+                for param in params.named_children if params is not None else ():
+                    pattern = param.child_by_field_name("pattern")
+                    if pattern is not None and parsed.text_of(pattern) == "this":
+                        return self._type_decl(parsed, param.child_by_field_name("type"), depth + 1)
+                holder = p.parent
+                if holder is not None and holder.type == "pair":
+                    holder = holder.parent  # `{ m: function () { this } }`
+                if holder is not None and holder.type == "object":
+                    return Decl("{}", holder, holder, "object literal", parsed)
+                if p.type != "method_definition":
+                    return None  # a plain function's own `this`: unknown here
+            p = p.parent
+        return None
+
+    def _narrowed(self, parsed: Parsed, ident: Node, depth: int) -> Decl | str | None:
+        """The type a condition guarding the code narrows the variable `ident` to: a call
+        of a type guard (`isMap(x)`, declared `(x) => x is T`) or `x instanceof C`, in an
+        `if`'s then-branch, a `?:`'s true side or the right of `&&`."""
+        name = parsed.text_of(ident)
+        child, p = ident, ident.parent
+        while p is not None and depth <= MAX_FOLLOW:
+            cond: Node | None = None
+            if p.type in ("if_statement", "ternary_expression") and (
+                p.child_by_field_name("consequence") == child
+            ):
+                cond = p.child_by_field_name("condition")
+            elif p.type == "binary_expression" and p.child_by_field_name("right") == child:
+                op = p.child_by_field_name("operator")
+                if op is not None and op.type == "&&":
+                    cond = p.child_by_field_name("left")
+            if cond is not None:
+                found = self._guarded_type(parsed, cond, name, depth + 1)
+                if found is not None:
+                    return found
+            if p.type in ("statement_block", "program"):
+                # `if (!isMap(x)) return`: after it, x is a Map.
+                for st in p.named_children:
+                    if st == child:
+                        break
+                    cond = _exit_unless(st)
+                    found = self._guarded_type(parsed, cond, name, depth + 1) if cond else None
+                    if found is not None:
+                        return found
+            child, p = p, p.parent
+        return None
+
+    def _guarded_type(self, parsed: Parsed, cond: Node, name: str, depth: int) -> Decl | str | None:
+        """The type `cond`, when true, proves the variable `name` has."""
+        if depth > MAX_FOLLOW:
+            return None
+        if cond.type == "parenthesized_expression" and cond.named_children:
+            return self._guarded_type(parsed, cond.named_children[0], name, depth + 1)
+        if cond.type == "binary_expression":
+            op = cond.child_by_field_name("operator")
+            left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+            if op is None or left is None or right is None:
+                return None
+            if op.type == "&&":
+                return self._guarded_type(parsed, left, name, depth + 1) or self._guarded_type(
+                    parsed, right, name, depth + 1
+                )
+            if (
+                op.type == "instanceof"
+                and left.type == "identifier"
+                and parsed.text_of(left) == name
+                and right.type == "identifier"
+            ):
+                found = self._lookup(parsed, right, parsed.text_of(right))
+                return self._follow(found, depth + 1) if found is not None else None
+            return None
+        if cond.type != "call_expression":
+            return None
+        args = cond.child_by_field_name("arguments")
+        callee = cond.child_by_field_name("function")
+        if args is None or callee is None or callee.type != "identifier":
+            return None
+        index = next(
+            (i for i, a in enumerate(args.named_children)
+             if a.type == "identifier" and parsed.text_of(a) == name), -1,
+        )  # fmt: skip
+        if index < 0:
+            return None
+        found = self._lookup(parsed, callee, parsed.text_of(callee))
+        fn = self._follow(found, depth + 1) if found is not None else None
+        guard = self._predicate(fn, depth + 1) if isinstance(fn, Decl) else None
+        if guard is None:
+            return None
+        file, params, predicate, env = guard
+        names = [
+            file.text_of(pt) if (pt := p.child_by_field_name("pattern")) is not None else ""
+            for p in _own_params(file, params)
+        ]
+        subject = predicate.child_by_field_name("name")
+        if subject is None or index >= len(names) or names[index] != file.text_of(subject):
+            return None
+        return self._type_decl(file, predicate.child_by_field_name("type"), depth + 1, env)
+
+    def _predicate(self, fn: Decl, depth: int) -> tuple[Parsed, Node | None, Node, TypeArgs] | None:
+        """A type guard's (file, parameters, `x is T` node, type arguments in force): a
+        function declared so, a variable whose annotation or `as` cast is such a function
+        type, or one made by a generic factory (`make<T>(c: new () => T): (x) => x is T`
+        called with a class: T is that class, as the checker infers it)."""
+        node = fn.decl
+        sig: Node | None = node if node.type in _FUNCTIONS else None
+        file = fn.file
+        env: TypeArgs = ()
+        value = node.child_by_field_name("value") if node.type == "variable_declarator" else None
+        if sig is None and value is not None and value.type == "call_expression":
+            made = self._factory_guard(file, value, depth + 1)
+            if made is not None:
+                file, sig, env = made
+        if sig is None and node.type == "variable_declarator":
+            value = node.child_by_field_name("value")
+            typed = self._function_type(file, node.child_by_field_name("type"), depth + 1)
+            if typed is None and value is not None and value.type == "as_expression":
+                typed = self._function_type(file, value.named_children[-1], depth + 1)
+            if typed is None and value is not None and value.type in _FUNCTIONS:
+                typed = (file, value)
+            if typed is not None:
+                file, sig = typed
+        if sig is None:
+            return None
+        returns = sig.child_by_field_name("return_type")
+        if returns is not None and returns.type == "type_predicate_annotation":
+            returns = returns.named_children[0] if returns.named_children else None
+        if returns is None or returns.type != "type_predicate":
+            return None
+        return file, sig.child_by_field_name("parameters"), returns, env
+
+    def _factory_guard(
+        self, parsed: Parsed, call: Node, depth: int
+    ) -> tuple[Parsed, Node, TypeArgs] | None:
+        """`f(…, C)` where `f<T>(…, c: new (…) => T): (x) => x is T`: the returned function
+        type, with T bound to the class argument."""
+        callee = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if callee is None or args is None or callee.type != "identifier" or depth > MAX_FOLLOW:
+            return None
+        found = self._lookup(parsed, callee, parsed.text_of(callee))
+        factory = self._follow(found, depth + 1) if found is not None else None
+        if not isinstance(factory, Decl) or factory.decl.type not in _FUNCTIONS:
+            return None
+        returned = self._function_type(
+            factory.file, factory.decl.child_by_field_name("return_type"), depth + 1
+        )
+        if returned is None:
+            return None
+        tparams = factory.decl.child_by_field_name("type_parameters")
+        bound: list[tuple[tuple[str, int], Parsed, Node]] = []
+        params = _own_params(factory.file, factory.decl.child_by_field_name("parameters"))
+        for i, param in enumerate(params):
+            annotation = param.child_by_field_name("type")
+            made = (
+                annotation.named_children[0] if annotation and annotation.named_children else None
+            )
+            if made is None or made.type != "constructor_type" or i >= len(args.named_children):
+                continue
+            instance = made.child_by_field_name("type")
+            for tp in tparams.named_children if tparams is not None else ():
+                tp_name = tp.child_by_field_name("name")
+                if (
+                    instance is not None
+                    and tp_name is not None
+                    and (factory.file.text_of(tp_name) == factory.file.text_of(instance))
+                ):
+                    bound.append(((factory.file.rel, tp.start_byte), parsed,
+                                  args.named_children[i]))  # fmt: skip
+        return returned[0], returned[1], tuple(bound)
 
     def _member_in(self, target: Decl, name: str, depth: int) -> Decl | str | None:
         if target.kind == "module":
@@ -436,7 +636,10 @@ class TypeScriptScopes:
                 )
                 if key is not None and typ.file.text_of(key) == name:
                     return Decl(name, key, prop, "member", typ.file)
-            return None
+            # `this.x` in a method of `const o: T = {…}`: T's member, as the checker types
+            # `this` there (the literal and its contextual type).
+            context_type = self._object_context_type(typ.file, typ.decl, depth + 1)
+            return self._member_of_type(context_type, name, depth + 1)
         if typ.kind == "union":  # the first part that has the member (`string | {k: T}`)
             for part in _union_parts(typ.decl):
                 found = self._member_of_type(self._type_decl(typ.file, part, depth + 1,
@@ -451,6 +654,9 @@ class TypeScriptScopes:
     ) -> Decl | str | None:
         """The declared return type of a workspace function or method called by `call`
         (`awaited`: what awaiting it gives, the `T` of a `Promise<T>`)."""
+        lib = self._lib_accessor(parsed, call, depth + 1)
+        if lib is not None:
+            return self._type_decl(*lib, depth + 1)
         returned = self._returned_node(parsed, call, depth)
         if returned is None:
             return None
@@ -496,6 +702,11 @@ class TypeScriptScopes:
             value = node.child_by_field_name("value")
             node = value if value is not None else node  # const f = (…): T => …
         returns = node.child_by_field_name("return_type")
+        if returns is None and node.type in _FUNCTIONS:
+            # No declared return type: what the checker infers, from the returned expression.
+            inferred = self._inferred_return(fn.file, node, depth + 1)
+            if isinstance(inferred, Decl):
+                return inferred
         if returns is None and fn.kind in ("member", "variable", "param"):
             # A value called: its type's call signature (`f: (x) => T`, `{ (x): T }`).
             annotation = fn.decl.child_by_field_name("type")
@@ -508,6 +719,69 @@ class TypeScriptScopes:
                 if sig is not None:
                     return typ.file, sig.child_by_field_name("return_type"), typ.type_args
         return fn.file, returns, fn.type_args
+
+    def _lib_accessor(self, parsed: Parsed, call: Node, depth: int) -> tuple[Parsed, Node] | None:
+        """What an element accessor of the lib's collections returns, from the type
+        arguments its receiver is declared with: `m.get(k)` of a `Map<K, V>` /
+        `WeakMap<K, V>` is a V, `xs.find(…)` / `pop()` / `at(i)` of a `T[]` a T."""
+        callee = call.child_by_field_name("function")
+        if callee is None or callee.type != "member_expression":
+            return None
+        obj, prop = callee.child_by_field_name("object"), callee.child_by_field_name("property")
+        if obj is None or prop is None:
+            return None
+        method = parsed.text_of(prop)
+        if method not in _MAP_GETTERS and method not in _ARRAY_GETTERS:
+            return None
+        typed = self._type_node_of(parsed, obj, depth + 1)
+        if typed is None:
+            return None
+        file, tnode = typed
+        while tnode.type in (
+            "type_annotation",
+            "parenthesized_type",
+            "readonly_type",
+            "union_type",
+        ):
+            if tnode.type == "union_type":
+                parts = [c for c in _union_parts(tnode) if not _is_nullish(file, c)]
+                if len(parts) != 1:
+                    return None
+                tnode = parts[0]
+            elif tnode.named_children:
+                tnode = tnode.named_children[0]
+            else:
+                return None
+        if method in _ARRAY_GETTERS:
+            return self._element_type(file, tnode, depth + 1)
+        if tnode.type != "generic_type":
+            return None
+        name = tnode.child_by_field_name("name")
+        targs = tnode.child_by_field_name("type_arguments")
+        if name is None or targs is None or len(targs.named_children) != 2:
+            return None
+        type_name = file.text_of(name)
+        if type_name not in _MAPS or self._lookup(file, name, type_name) is not None:
+            return None  # a workspace type of that name: its own `get` decides
+        return file, targs.named_children[1]
+
+    def _inferred_return(self, parsed: Parsed, fn: Node, depth: int) -> Decl | str | None:
+        """The type of what a function without a return annotation returns: an arrow's
+        expression body, else its first `return` with a value (not one of a nested
+        function); typed by the expression's form (`_value_type`)."""
+        body = fn.child_by_field_name("body")
+        if body is None or depth > MAX_FOLLOW:
+            return None
+        if body.type != "statement_block":
+            return self._value_type(parsed, body, depth + 1)
+        todo = list(body.named_children)
+        while todo:
+            st = todo.pop(0)
+            if st.type == "return_statement" and st.named_children:
+                return self._value_type(parsed, st.named_children[0], depth + 1)
+            if st.type not in _FUNCTIONS and st.type not in _CLASSES:
+                todo.extend(st.named_children)
+        return None
 
     def _promised(self, parsed: Parsed, tnode: Node) -> Node:
         """`Promise<T>` (the lib's, not a workspace type of that name): T; else the type."""
@@ -561,21 +835,63 @@ class TypeScriptScopes:
         expected = self._expected_function_type(d.file, fn, depth + 1)
         if expected is None:
             return None
-        fn_file, fn_type = expected
+        fn_file, fn_type, env = expected
         inner = _own_params(fn_file, fn_type.child_by_field_name("parameters"))
         if index >= len(inner):
             return None
-        return self._annotated(fn_file, inner[index].child_by_field_name("type"), depth)
+        return self._annotated(fn_file, inner[index].child_by_field_name("type"), depth, env)
 
     def _expected_function_type(
         self, parsed: Parsed, fn: Node, depth: int
-    ) -> tuple[Parsed, Node] | None:
+    ) -> tuple[Parsed, Node, TypeArgs] | None:
         """The function type a function expression is checked against, from its context: the
         parameter of the workspace function or constructor it is passed to, the declared
-        return type of the function that returns it, or the annotated variable it is
-        assigned to (through type aliases: `MiddlewareHandler` names a function type)."""
+        return type of the function that returns it, the annotated variable it is assigned
+        to (through type aliases: `MiddlewareHandler` names a function type), or the member
+        of an object literal's contextual type it implements (`{ open(ws) {…} }` typed
+        `Handler<T>`: `open`'s declared signature, T bound); with the type arguments in
+        force."""
         if depth > MAX_FOLLOW:
             return None
+        holder, key = fn.parent, fn.child_by_field_name("name")
+        if holder is not None and holder.type == "pair":  # `{ m: (x) => … }`
+            key, holder = holder.child_by_field_name("key"), holder.parent
+        if holder is not None and holder.type == "object" and key is not None:
+            context_type = self._object_context_type(parsed, holder, depth + 1)
+            member = self._member_of_type(context_type, parsed.text_of(key), depth + 1)
+            if not isinstance(member, Decl):
+                return None
+            if member.decl.type in ("method_signature", "method_definition"):
+                return member.file, member.decl, member.type_args
+            typed = self._function_type(
+                member.file, member.decl.child_by_field_name("type"), depth + 1
+            )
+            return (*typed, member.type_args) if typed is not None else None
+        found = self._expected_at(parsed, fn, depth)
+        return (*found, ()) if found is not None else None
+
+    def _object_context_type(self, parsed: Parsed, obj: Node, depth: int) -> Decl | str | None:
+        """The type an object literal is checked against: its variable's annotation, an
+        `as` / `satisfies` type, or the declared return type of the function returning it."""
+        context = obj.parent
+        while context is not None and context.type == "parenthesized_expression":
+            context = context.parent
+        if context is None or depth > MAX_FOLLOW:
+            return None
+        if context.type == "variable_declarator" and context.child_by_field_name("value") == obj:
+            return self._type_decl(parsed, context.child_by_field_name("type"), depth + 1)
+        if context.type in ("as_expression", "satisfies_expression"):
+            return self._type_decl(parsed, context.named_children[-1], depth + 1)
+        if context.type == "return_statement":
+            outer = context.parent
+            while outer is not None and outer.type not in _FUNCTIONS:
+                outer = outer.parent
+            returns = outer.child_by_field_name("return_type") if outer is not None else None
+            return self._type_decl(parsed, returns, depth + 1)
+        return None
+
+    def _expected_at(self, parsed: Parsed, fn: Node, depth: int) -> tuple[Parsed, Node] | None:
+        """`_expected_function_type` from what encloses the function expression."""
         context = fn.parent
         while context is not None and context.type in ("parenthesized_expression",
                                                         "as_expression"):  # fmt: skip
@@ -667,7 +983,6 @@ class TypeScriptScopes:
     def _declared_type(self, d: Decl, depth: int) -> Decl | str | None:
         """The class or interface a parameter, variable or field is declared as (its type
         annotation, or `new C(…)` as its value)."""
-        node: Node | None = None
         annotation = d.decl.child_by_field_name("type")
         if d.kind == "param" and annotation is None:
             return self._contextual_type(d, depth + 1)
@@ -704,38 +1019,46 @@ class TypeScriptScopes:
         pattern = d.decl.child_by_field_name("name")
         if value is not None and pattern is not None and pattern.type == "object_pattern":
             return self._destructured_type(d, value, depth + 1)
+        return self._value_type(d.file, value, depth + 1)
+
+    def _value_type(self, file: Parsed, value: Node | None, depth: int) -> Decl | str | None:
+        """The class, interface or object type an expression has, where its form says it:
+        `new C()`, a call of a function with a known return type, an object literal, a cast,
+        `this`, a copy of a typed declaration, an element of a typed array."""
+        if depth > MAX_FOLLOW:
+            return None
         awaited = False
         while value is not None and value.type in ("await_expression", "non_null_expression",
-                                                   "parenthesized_expression"):  # fmt: skip
+                                                   "parenthesized_expression",
+                                                   "assignment_expression"):  # fmt: skip
             awaited = awaited or value.type == "await_expression"
+            if value.type == "assignment_expression":  # `x = (a.b = c)`: what c is
+                value = value.child_by_field_name("right")
+                continue
             value = value.named_children[0] if value.named_children else None
+        if value is not None and value.type == "this":  # `const self = this`
+            return self._this_type(file, value, depth + 1)
         if value is not None and value.type == "new_expression":
-            return self._constructed(d.file, value, depth + 1)
+            return self._constructed(file, value, depth + 1)
         if value is not None and value.type == "object":
             # `const state = { done: false }`: the literal's own properties.
-            return Decl("{}", value, value, "object literal", d.file)
+            return Decl("{}", value, value, "object literal", file)
         elif value is not None and value.type == "call_expression":
             # `const s = createSubscriber(…)`: the function's declared return type (awaited:
             # the `T` of its `Promise<T>`).
-            return self._returned_type(d.file, value, depth + 1, awaited)
+            return self._returned_type(file, value, depth + 1, awaited)
         elif value is not None and value.type in ("as_expression", "satisfies_expression"):
-            return self._type_decl(d.file, value.named_children[-1], depth + 1)
+            return self._type_decl(file, value.named_children[-1], depth + 1)
         elif value is not None and value.type in ("identifier", "member_expression"):
             # `const routers = this.#routers`: the type the other declaration carries.
-            copied = self._type_node_of(d.file, value, depth + 1)
+            copied = self._type_node_of(file, value, depth + 1)
             return self._type_decl(*copied, depth + 1) if copied is not None else None
         elif value is not None and value.type == "subscript_expression":
             # `const node = nodes[i]`: the element type of what is indexed.
-            indexed = self._type_node_of(d.file, value.child_by_field_name("object"), depth + 1)
+            indexed = self._type_node_of(file, value.child_by_field_name("object"), depth + 1)
             element = self._element_type(*indexed, depth + 1) if indexed is not None else None
             return self._type_decl(*element, depth + 1) if element is not None else None
-        if node is None or node.type not in ("type_identifier", "identifier"):
-            return None
-        type_name = d.file.text_of(node)
-        found = self._lookup(d.file, node, type_name)
-        if found is None:
-            return f"lib.{type_name}" if type_name in JS_GLOBALS else None
-        return self._follow(found, depth + 1)
+        return None
 
     def _destructured_type(self, d: Decl, value: Node, depth: int) -> Decl | str | None:
         """`const { a } = expr` / `const { a: b } = expr`: the type of `expr.a`."""
@@ -797,10 +1120,7 @@ class TypeScriptScopes:
             ):
                 params = m.child_by_field_name("parameters")
                 for p in params.named_children if params is not None else ():
-                    if any(
-                        c.type == "accessibility_modifier" or c.type == "readonly"
-                        for c in p.children
-                    ):
+                    if _is_parameter_property(p):
                         pattern = p.child_by_field_name("pattern")
                         if pattern is not None and parsed.text_of(pattern) == name:
                             return Decl(name, pattern, p, "member", parsed)
@@ -939,6 +1259,8 @@ class TypeScriptScopes:
         if expr.type in ("non_null_expression", "parenthesized_expression"):
             inner = expr.named_children[0] if expr.named_children else None
             return self._type_node_of(parsed, inner, depth + 1)
+        if expr.type == "assignment_expression":  # `(a.b = c)`: what c is
+            return self._type_node_of(parsed, expr.child_by_field_name("right"), depth + 1)
         if expr.type == "identifier":
             found = self._lookup(parsed, expr, parsed.text_of(expr))
             decl = self._follow(found, depth + 1) if found is not None else None
@@ -1083,6 +1405,34 @@ def _exported_in_error(module: Parsed, name: str) -> Decl | None:
         return None
     kind = {"const": "variable", "let": "variable", "var": "variable", "type": "type_alias"}
     return Decl(name, node, node.parent or node, kind.get(m.group("kind"), m.group("kind")), module)
+
+
+def _exit_unless(st: Node) -> Node | None:
+    """`if (!cond) return|throw …` (no else): `cond`, true for the code after it."""
+    if st.type != "if_statement" or st.child_by_field_name("alternative") is not None:
+        return None
+    cond = st.child_by_field_name("condition")
+    body = st.child_by_field_name("consequence")
+    while cond is not None and cond.type == "parenthesized_expression" and cond.named_children:
+        cond = cond.named_children[0]
+    if cond is None or body is None or cond.type != "unary_expression":
+        return None
+    op = cond.child_by_field_name("operator")
+    if op is None or op.type != "!":
+        return None
+    last = (
+        body.named_children[-1] if body.type == "statement_block" and body.named_children else body
+    )
+    if last.type not in ("return_statement", "throw_statement"):
+        return None
+    return cond.child_by_field_name("argument")
+
+
+def _is_parameter_property(param: Node) -> bool:
+    """`public x: T` / `readonly x` in a constructor's parameters: a class member too."""
+    return param.type in ("required_parameter", "optional_parameter") and any(
+        c.type in ("accessibility_modifier", "readonly") for c in param.children
+    )
 
 
 def _is_getter(node: Node) -> bool:
