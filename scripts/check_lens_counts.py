@@ -39,12 +39,12 @@ from bench_lsp import Bench, pct
 from benchdata import flask_source
 from code_compass_server.engine import Engine
 from code_compass_server.index.languages import language_for
-from code_compass_server.lsp.features.codelens import lens_references
-from code_compass_server.lsp.features.evidence import Subject
 from code_compass_server.records import SymbolDef
 from code_compass_server.settings import EngineSettings
 from code_compass_server.symbols.code_names import code_columns_in
+from code_compass_server.symbols.lens_references import lens_references
 from code_compass_server.symbols.lens_usages import UsageResolver
+from code_compass_server.symbols.mentions import Subject
 from code_compass_server.symbols.resolve import SymbolResolver
 from eval_symbols import rxjs_source
 

@@ -12,9 +12,9 @@ import pytest
 
 from code_compass_server.answer import AskRequest, LlmConfig, ask
 from code_compass_server.engine import Engine
-from code_compass_server.lsp.features.evidence import Mention
 from code_compass_server.lsp.features.hover import HoverView, Shown, render
 from code_compass_server.settings import EngineSettings
+from code_compass_server.symbols.mentions import Mention
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from security.conftest import sent_text

@@ -88,3 +88,8 @@ class DocumentsFeature:
             engine.clear_buffer(path)
         except Exception:
             log.exception("clear_buffer failed for %s", uri)
+
+
+def file_uri(root: Path, rel: str) -> str:
+    """The `file:` URI of a workspace file, as links in hovers and lens locations use it."""
+    return (root / rel).as_uri()

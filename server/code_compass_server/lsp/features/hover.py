@@ -32,18 +32,17 @@ from code_compass_server.index.languages import (
     PAGED_LANGUAGES,
     language_for,
 )
-from code_compass_server.lsp.features.documents import document_path
-from code_compass_server.lsp.features.evidence import (
-    Mention,
-    Subject,
-    TextCache,
-    file_uri,
-    is_definition_chunk,
-    locate_all,
-)
+from code_compass_server.lsp.features.documents import document_path, file_uri
 from code_compass_server.lsp.features.inert import inert_markdown
 from code_compass_server.records import SymbolDef
 from code_compass_server.symbols.identifiers import identifier_at
+from code_compass_server.symbols.mentions import (
+    Mention,
+    Subject,
+    TextCache,
+    is_definition_chunk,
+    locate_all,
+)
 from code_compass_server.symbols.resolve import Resolution, Target, shared_resolver
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Evidence for hover and code lens: mentions of a name, re-read from the buffer or disk.
+"""Mentions of a name for hover evidence and lens counts, re-read from the buffer or disk.
 
 A mention is shown at the line that really contains the name *now*: the chunk's lines are
 re-read through `Engine.read_text` (unsaved buffer first, then disk), and a passage that
@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from code_compass_server.constants import HOVER_SNIPPET_CHARS
 from code_compass_server.index.languages import DOC_LANGUAGES, PAGED_LANGUAGES
-from code_compass_server.records import SearchHit, SymbolDef
+from code_compass_server.records import FileText, SearchHit, SymbolDef
 from code_compass_server.symbols.code_names import code_columns_in, doc_column
 
-if TYPE_CHECKING:
-    from code_compass_server.engine import Engine
+
+class MentionSource(Protocol):
+    """What mentions are read from, the engine: current file texts (buffer first), the symbol
+    table and the lexical index's passages that mention a name."""
+
+    def read_current(self, project: str, rel_path: str) -> FileText | None: ...
+
+    def symbols_named(self, name: str, project: str | None = None) -> list[SymbolDef]: ...
+
+    def mentions(self, name: str, project: str | None, limit: int) -> list[SearchHit]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +63,7 @@ class Subject:
 class TextCache:
     """Files re-read (and tokenized) at most once per request."""
 
-    def __init__(self, engine: Engine, project: str) -> None:
+    def __init__(self, engine: MentionSource, project: str) -> None:
         self._engine = engine
         self._project = project
         self._texts: dict[str, str | None] = {}
@@ -117,10 +124,6 @@ def locate(hit: SearchHit, name: str, cache: TextCache) -> Mention | None:
             snippet = short(lines[n - 1], m.start())
             return Mention(hit.path, n, m.start(), snippet, is_doc, hit.language)
     return None
-
-
-def file_uri(root: Path, rel: str) -> str:
-    return (root / rel).as_uri()
 
 
 def locate_all(hit: SearchHit, subject: Subject, cache: TextCache) -> list[Mention]:
