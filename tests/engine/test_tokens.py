@@ -58,3 +58,21 @@ def test_word_forms_match_at_query_time(tmp_path: Path) -> None:
     assert [h.chunk_id for h in index.search("query", 10)] == ["b"]  # queri -> queries
     assert index.count("parse") == 1
     index.close()
+
+
+def test_a_name_holding_a_dollar_is_found_by_its_indexed_word(tmp_path: Path) -> None:
+    # The body tokenizer splits `$mobx` into `mobx`: hover evidence, lens counts and
+    # references look a `$`-name up by that word (then scan the passages for the whole name).
+    index = LexicalIndex(tmp_path)
+    index.replace_paths(
+        [],
+        [
+            LexicalDoc("a", "a.ts", "typescript", "code", "get", "return this[$mobx].get_(k)"),
+            LexicalDoc("b", "b.ts", "typescript", "code", "other", "const mobxLike = 1"),
+        ],
+    )
+    index.commit()
+    assert [h.chunk_id for h in index.term_hits("$mobx", 10)] == ["a"]
+    assert index.count("$mobx") == 1
+    assert index.term_hits("$", 10) == []  # no part to look up: nothing, not every passage
+    index.close()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from code_compass_server.symbols.code_names import mention_term
 from code_compass_server.symbols.identifiers import identifier_at
 from code_compass_server.symbols.resolve_tree import TreeScopes
 from tests.conftest import write_tree
@@ -148,9 +147,3 @@ def test_reserved_words_after_a_member_dot_are_names() -> None:
     assert identifier_at("p?.catch(f)", 4, "javascript") is not None
     assert identifier_at("    delete m[k]", 5, "typescript") is None  # the operator
     assert identifier_at("f(...new Set())", 6, "typescript") is None  # spread, then `new`
-
-
-def test_names_with_a_dollar_are_looked_up_by_their_indexed_word() -> None:
-    assert mention_term("$mobx") == "mobx"
-    assert mention_term("a$bc") == "bc"
-    assert mention_term("plain_name") == "plain_name"

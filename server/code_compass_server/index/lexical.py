@@ -329,7 +329,11 @@ class LexicalIndex:
 
     def _identifier_query(self, name: str) -> tantivy.Query:
         """An identifier as a whole token: snake_case ones live whole in `code`, any other is
-        one body word."""
+        one body word. The body's tokenizer splits at `$` (`$mobx` is the word `mobx`): a name
+        holding one is looked up by its longest part, and the passages found are then scanned
+        for the whole name by the caller."""
+        if "$" in name:
+            name = max(name.split("$"), key=len) or name
         field = "code" if is_underscored(name) else "body"
         return tantivy.Query.term_query(self.schema, field, name.lower())
 

@@ -146,15 +146,6 @@ def code_columns_in(text: str, language: str, name: str) -> dict[int, list[int]]
     return out
 
 
-def mention_term(name: str) -> str:
-    """The word the lexical index holds for an identifier: its longest part between `$`s
-    (`$mobx` is indexed as `mobx`, the body field splits on `$`); the name itself otherwise.
-    The passages found are then scanned for the whole name."""
-    if "$" not in name:
-        return name
-    return max(name.split("$"), key=len) or name
-
-
 def _ident_char(ch: str) -> bool:
     return ch.isalnum() or ch in "_$"
 

@@ -31,7 +31,7 @@ from code_compass_server.constants import (
 from code_compass_server.errors import InputError
 from code_compass_server.index.languages import CODE_LANGUAGES, language_for
 from code_compass_server.records import SearchHit, SymbolDef
-from code_compass_server.symbols.code_names import code_columns_in, mention_term
+from code_compass_server.symbols.code_names import code_columns_in
 from code_compass_server.symbols.identifiers import identifier_at
 from code_compass_server.symbols.lens_usages import UsageResolver, same_family
 from code_compass_server.symbols.resolve import SymbolResolver
@@ -278,9 +278,7 @@ class SymbolNavigator:
             outside_module = def_language == "go" and not any(
                 go_tool_ignores(t.path) for t in targets
             )
-            for hit in self.source.mentions(
-                mention_term(name), project, SYMBOL_REFERENCES_SCAN_CHUNKS
-            ):
+            for hit in self.source.mentions(name, project, SYMBOL_REFERENCES_SCAN_CHUNKS):
                 code = hit.language in CODE_LANGUAGES
                 ignored = outside_module and go_tool_ignores(hit.path)
                 if code and same_family(def_language, hit.language) and not ignored:
@@ -297,9 +295,7 @@ class SymbolNavigator:
                 for alias, exported in renamed_imports(text or "", name):
                     names[path].add(alias)
                     if exported:
-                        for hit in self.source.mentions(
-                            mention_term(alias), project, LENS_SCAN_CHUNKS
-                        ):
+                        for hit in self.source.mentions(alias, project, LENS_SCAN_CHUNKS):
                             if hit.language in CODE_LANGUAGES and same_family(
                                 def_language, hit.language
                             ):
