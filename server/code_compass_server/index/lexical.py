@@ -329,11 +329,8 @@ class LexicalIndex:
 
     def _identifier_query(self, name: str) -> tantivy.Query:
         """An identifier as a whole token: snake_case ones live whole in `code`, any other is
-        one body word. The body's tokenizer splits at `$` (`$mobx` is the word `mobx`): a name
-        holding one is looked up by its longest part, and the passages found are then scanned
-        for the whole name by the caller."""
-        if "$" in name:
-            name = max(name.split("$"), key=len) or name
+        one body word."""
+        name = _dollar_free(name)
         field = "code" if is_underscored(name) else "body"
         return tantivy.Query.term_query(self.schema, field, name.lower())
 
@@ -395,3 +392,14 @@ class LexicalIndex:
     def close(self) -> None:
         with self._lock:
             self._writer = None  # dropping the writer releases the lock file
+
+
+_DOLLAR_FREE = re.compile(r"[^$]+")
+
+
+def _dollar_free(name: str) -> str:
+    """`$mobx` is indexed as `mobx`: a name with a `$` is looked up by its longest part (the
+    caller then scans the passages for the whole name); `$` alone stays as it is."""
+    if "$" not in name:
+        return name
+    return max(_DOLLAR_FREE.findall(name), key=len, default=name)
