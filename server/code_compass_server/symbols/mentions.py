@@ -17,15 +17,20 @@ from code_compass_server.records import FileText, SearchHit, SymbolDef
 from code_compass_server.symbols.code_names import code_columns_in, doc_column
 
 
-class MentionSource(Protocol):
-    """What mentions are read from, the engine: current file texts (buffer first), the symbol
-    table and the lexical index's passages that mention a name."""
-
-    def read_current(self, project: str, rel_path: str) -> FileText | None: ...
+class NameIndex(Protocol):
+    """The engine's look-ups by name: the symbol table and the lexical index's passages that
+    mention a name (what mentions and navigation both read)."""
 
     def symbols_named(self, name: str, project: str | None = None) -> list[SymbolDef]: ...
 
     def mentions(self, name: str, project: str | None, limit: int) -> list[SearchHit]: ...
+
+
+class MentionSource(NameIndex, Protocol):
+    """What mentions are read from, the engine: its look-ups by name and current file texts
+    (buffer first)."""
+
+    def read_current(self, project: str, rel_path: str) -> FileText | None: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,10 +30,11 @@ from code_compass_server.constants import (
 )
 from code_compass_server.errors import InputError
 from code_compass_server.index.languages import CODE_LANGUAGES, language_for
-from code_compass_server.records import SearchHit, SymbolDef
+from code_compass_server.records import SymbolDef
 from code_compass_server.symbols.code_names import code_columns_in
 from code_compass_server.symbols.identifiers import identifier_at
 from code_compass_server.symbols.lens_usages import UsageResolver, same_family
+from code_compass_server.symbols.mentions import NameIndex
 from code_compass_server.symbols.resolve import SymbolResolver
 from code_compass_server.symbols.resolve_go import go_tool_ignores
 from code_compass_server.symbols.resolve_model import Resolution, Target
@@ -47,15 +48,11 @@ _ALIAS = re.compile(
 )
 
 
-class SymbolSource(Protocol):
-    """What navigation reads, from the engine: files (never outside a root), the symbol
-    table and the lexical index's passages that mention a name."""
+class SymbolSource(NameIndex, Protocol):
+    """What navigation reads, from the engine: its look-ups by name and files (never outside a
+    root)."""
 
     def read_text(self, project: str, rel_path: str) -> str | None: ...
-
-    def symbols_named(self, name: str, project: str | None = None) -> list[SymbolDef]: ...
-
-    def mentions(self, name: str, project: str | None, limit: int) -> list[SearchHit]: ...
 
 
 @dataclass(frozen=True, slots=True)
