@@ -92,7 +92,9 @@ ALLOWED: dict[str, set[str]] = {
     # open_file's lines with index.textio, the editor's line contract.
     "mcp": FRONT | {"answer", "index"},
     # cli -> team: `db start/stop/user add` and `index --database` (the push's progress).
-    "cli": FRONT | {"lsp", "mcp", "answer", "depth", "index", "team"},
+    # cli -> embed: a one-shot search forks its query model (embed.forked_model) before
+    # the engine's imports, and hands it to the engine.
+    "cli": FRONT | {"lsp", "mcp", "answer", "depth", "index", "team", "embed"},
 }
 
 # Allowed edges that should go away; printed as warnings, not failures.

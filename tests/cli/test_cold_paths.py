@@ -3,6 +3,7 @@ the writer's store, resident memory bounded by a block), and no heavy import it 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -116,3 +117,47 @@ def test_cold_commands_import_only_what_they_need(tmp_path: Path) -> None:
     assert not {"onnxruntime", "numpy", "jedi", "anthropic"} & lexical
     assert not writer_only & lexical
     assert not {"jedi", "anthropic"} & _loaded("ask", "where is parse_config defined?", *common)
+
+
+def _search(*args: str, env: dict[str, str]) -> tuple[set[str], list[tuple[str, int, float]]]:
+    """A hybrid search's heavy modules (this process only) and its hits."""
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, "search", *args, "--json"], capture_output=True, text=True,
+        timeout=120, check=False, env={**os.environ, "ANTHROPIC_API_KEY": "", **env},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    line = [x for x in out.stderr.splitlines() if x.startswith("HEAVY")][-1]
+    hits = [(h["path"], h["startLine"], h["score"]) for h in json.loads(out.stdout)["hits"]]
+    return set(filter(None, line.split(" ", 1)[1].split(","))), hits
+
+
+def _processes_naming(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:  # gone meanwhile
+                continue
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the prefetch forks on Linux")
+def test_a_hybrid_search_embeds_its_query_in_a_forked_child(tmp_path: Path) -> None:
+    ws = write_tree(tmp_path / "ws", SAMPLE_FILES)
+    storage = tmp_path / "st-prefetch"
+    common = ("--workspace", str(ws), "--storage", str(storage))
+    done = subprocess.run(
+        [sys.executable, "-m", "code_compass_server", "index", *common],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    forked, hits = _search("parse the config file", *common, env={"OPENBLAS_NUM_THREADS": "1"})
+    assert "numpy" in forked and "onnxruntime" not in forked  # the model ran in the child
+    # A numpy with a thread pool makes the fork unsafe: the model loads in-process instead.
+    inline, same = _search("parse the config file", *common, env={"OPENBLAS_NUM_THREADS": "2"})
+    assert "onnxruntime" in inline
+    assert hits and [h[:2] for h in hits] == [h[:2] for h in same]
+    assert np.allclose([h[2] for h in hits], [h[2] for h in same], atol=1e-4)
+    assert _processes_naming(str(storage)) == []  # every child reaped with its parent

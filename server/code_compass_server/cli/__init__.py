@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from code_compass_server import __version__
 from code_compass_server.cli import navigate_command
@@ -34,6 +34,9 @@ from code_compass_server.constants import (
 from code_compass_server.errors import InputError, resource_exhaustion
 from code_compass_server.team.connection import TeamIndexUnavailable
 from code_compass_server.validation import SEARCH_MODES
+
+if TYPE_CHECKING:
+    from code_compass_server.embed.forked_model import ForkedModel
 
 EXIT_BAD_INPUT = 2
 EXIT_BUSY = 3
@@ -291,14 +294,40 @@ def _run(args: argparse.Namespace) -> int:
         # One query's products are small: OpenBLAS's thread pool would cost more to start
         # (about 25 ms of CPU at numpy's import) than it saves. Set before numpy loads.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from code_compass_server.cli import commands
+    forked = _forked_model(args)  # forked before the engine's imports, to overlap them
+    try:
+        from code_compass_server.cli import commands
+
+        if args.command == "search":
+            return commands.cmd_search(args, forked)
+    finally:
+        if forked is not None:
+            forked.close()  # reaped on every path (bad input included)
 
     handlers: dict[str, Any] = {
-        "search": commands.cmd_search,
         "status": commands.cmd_status,
         "ask": commands.cmd_ask,
     }
     return int(handlers[args.command](args))
+
+
+def _forked_model(args: argparse.Namespace) -> ForkedModel | None:
+    """A hybrid or semantic search of the local index: the query model loads in a forked child
+    while this process opens, checks and searches the index (embed/forked_model.py)."""
+    if (
+        args.command != "search"
+        or args.mode == "lexical"
+        or args.queries is not None  # a batch is read (and checked) later: no child before
+        or getattr(args, "database", None)
+        or os.environ.get(ENV_DATABASE_URL)
+    ):
+        return None
+    from code_compass_server.cli.search_args import search_params
+    from code_compass_server.embed.forked_model import ForkedModel
+    from code_compass_server.storage import storage_base
+
+    search_params(args, args.query)  # bad input exits 2 before the child writes anything
+    return ForkedModel.start(storage_base(args.storage))
 
 
 def _log_level(verbose: bool) -> int:

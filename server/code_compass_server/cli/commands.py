@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from code_compass_server.cli.search_args import relative_prefix, search_params
 from code_compass_server.constants import MAX_TOP_K, MIN_TOP_K
 from code_compass_server.engine import Engine
 from code_compass_server.engine_status import status_to_json
@@ -16,10 +17,11 @@ from code_compass_server.errors import InputError
 from code_compass_server.records import SearchHit, search_meta, search_reason
 from code_compass_server.settings import EngineSettings, parse_settings
 from code_compass_server.text_escape import block, inline
-from code_compass_server.validation import ALL_PROJECTS, clamp_top_k, validate_search
+from code_compass_server.validation import ALL_PROJECTS, clamp_top_k
 
 if TYPE_CHECKING:
     from code_compass_server.answer.messages import Messages
+    from code_compass_server.embed.forked_model import ForkedModel
 
 
 def engine_settings(args: argparse.Namespace) -> EngineSettings:
@@ -50,33 +52,6 @@ def open_engine(
 
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-
-
-def _search_params(args: argparse.Namespace, query: Any) -> Any:
-    return validate_search(
-        query,
-        args.top_k,
-        _relative_prefix(args.path_prefix, args.workspace or [Path.cwd()]),
-        args.language,
-        args.min_score,
-        mode=args.mode,
-        project=args.project,
-    )
-
-
-def _relative_prefix(prefix: str | None, roots: list[Path]) -> str | None:
-    """An absolute --path-prefix inside a workspace becomes relative to it; outside: bad input."""
-    if not prefix or not Path(prefix).is_absolute():
-        return prefix
-    target = Path(prefix).expanduser().resolve()
-    for root in roots:
-        try:
-            rel = target.relative_to(Path(root).expanduser().resolve())
-        except ValueError:
-            continue
-        return rel.as_posix() if rel.parts else None
-    listed = ", ".join(str(r) for r in roots)
-    raise InputError("--path-prefix", f"{prefix} is outside the workspace ({listed})")
 
 
 def _note_top_k(args: argparse.Namespace) -> None:
@@ -110,7 +85,8 @@ def _format_hit(h: SearchHit) -> str:
     return f"{head}\n{body}"
 
 
-def cmd_search(args: argparse.Namespace) -> int:
+def cmd_search(args: argparse.Namespace, forked: ForkedModel | None = None) -> int:
+    """`forked`: the query model being loaded by a forked child (cli._run)."""
     if args.queries is None and args.query is None:
         raise InputError("query", "give a query, or --queries FILE.jsonl")
     batch: list[tuple[Any, Any]] = []
@@ -124,16 +100,18 @@ def cmd_search(args: argparse.Namespace) -> int:
                 continue
             try:
                 item = json.loads(line)
-                batch.append((item["id"], _search_params(args, item["query"])))
+                batch.append((item["id"], search_params(args, item["query"])))
             except (ValueError, KeyError, TypeError) as exc:
                 raise InputError(
                     "--queries", f'line {n} is not {{"id", "query"}} JSON: {exc}'
                 ) from exc
     else:
-        batch.append((None, _search_params(args, args.query)))
+        batch.append((None, search_params(args, args.query)))
     engine, names = open_engine(args, queries_only=True)
     try:
-        if any(p.mode != "lexical" for _qid, p in batch):
+        if forked is not None:
+            engine.embeddings.adopt(forked)  # owned (and reaped) by the engine from here
+        elif any(p.mode != "lexical" for _qid, p in batch):
             engine.embeddings.preload()  # overlaps the index check below
         engine.refresh()  # indexes only when a stat says the files changed
         _note_top_k(args)
@@ -200,7 +178,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     params: dict[str, Any] = {"query": args.question, "conversationId": args.conversation}
     for key, value in (
         ("topK", args.top_k),
-        ("pathPrefix", _relative_prefix(args.path_prefix, args.workspace or [Path.cwd()])),
+        ("pathPrefix", relative_prefix(args.path_prefix, args.workspace or [Path.cwd()])),
         ("language", args.language),
         ("minScore", args.min_score),
     ):

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the model's imports (ONNX Runtime) load only when embedding
     import numpy as np
 
     from code_compass_server.embed.cache import EmbeddingCache
+    from code_compass_server.embed.forked_model import ForkedModel
     from code_compass_server.embed.model import Embedder
     from code_compass_server.embed.project_link import ProjectEmbeddings
     from code_compass_server.embed.vector_reader import VectorReader
@@ -58,6 +59,7 @@ class EmbeddingLinks:
         self._readers: dict[str, VectorReader] = {}
         self._peeked_id: str | None = None
         self._preload: threading.Thread | None = None
+        self._forked: ForkedModel | None = None  # the query model, loaded in a forked child
         self.error = ""  # why embeddings are off although enabled, if they are
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()  # loading the model (apart: a load takes a while)
@@ -101,6 +103,22 @@ class EmbeddingLinks:
         thread = threading.Thread(target=load, name="model-preload", daemon=True)
         self._preload = thread
         thread.start()
+
+    def adopt(self, forked: ForkedModel) -> None:
+        """Embed queries with the model a forked child loads (a one-shot search): unless it
+        is of another model or fails, then the model loads here, as without it."""
+        if self._queries_only and self.enabled and self._peek_model_id() == forked.model_id:
+            self._forked = forked
+        else:
+            forked.close()
+
+    def _forked_model(self) -> ForkedModel | None:
+        """The child's model once it is loaded, None when there is none or it failed."""
+        forked = self._forked
+        if forked is not None and not forked.usable():
+            log.info("the forked query model failed (%s): loading the model", forked.failure)
+            self._forked = forked = None
+        return forked
 
     def has_vectors(self, project: str) -> bool:
         """The project's chunks get vectors (a writer's link, or read by a query process)."""
@@ -219,6 +237,21 @@ class EmbeddingLinks:
             return None
 
         def semantic(project: Project, params: SearchParams, limit: int) -> list[Candidate]:
+            if self._forked is not None:
+                store = self._store(project.name, self._forked)  # numpy loads meanwhile
+                forked = self._forked_model()
+                if forked is not None:
+                    if store is None:
+                        return []
+                    from code_compass_server.embed.forked_model import ForkedModelFailed
+
+                    try:
+                        return semantic_candidates(
+                            project, params, limit, embedder=forked, store=store
+                        )
+                    except ForkedModelFailed as exc:
+                        log.info("the forked query model failed (%s): loading the model", exc)
+                        self._forked = None
             loaded = self._load_model()
             embedder = self._embedder
             store = self._store(project.name, embedder) if loaded and embedder else None
@@ -228,7 +261,7 @@ class EmbeddingLinks:
 
         return semantic
 
-    def _store(self, name: str, embedder: Embedder) -> VectorSearch | None:
+    def _store(self, name: str, embedder: Embedder | ForkedModel) -> VectorSearch | None:
         """The writer's vector store, or (queries only) the committed vectors, mapped."""
         from code_compass_server.embed.model_id import store_id
         from code_compass_server.embed.vector_reader import VectorReader
@@ -337,6 +370,8 @@ class EmbeddingLinks:
         return all(link.worker.wait_idle(timeout) for link in links)
 
     def close(self) -> None:
+        if self._forked is not None:
+            self._forked.close()
         preload = self._preload
         if preload is not None:  # an exit mid-load (ONNX Runtime's threads) would abort
             preload.join(PRELOAD_JOIN_S)
