@@ -8,10 +8,9 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from tokenizers import Tokenizer
 
 from code_compass_server.constants import (
     EMBED_BATCH_PAD_WASTE,
@@ -23,6 +22,10 @@ from code_compass_server.constants import (
 from code_compass_server.embed.model_id import model_id_for, model_sha256
 from code_compass_server.embed.paths import require_model_files
 from code_compass_server.embed.provision import ensure_model
+from code_compass_server.embed.query_tokens import QueryTokens
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -103,13 +106,17 @@ class Embedder:
         self.dims = EMBED_DIMS
         self.max_tokens = EMBED_MAX_TOKENS
 
-        self._tok = Tokenizer.from_file(str(tokenizer_path))
-        self._tok.no_padding()  # the shipped tokenizer.json pads to 128: we pad per batch instead
-        self._tok.enable_truncation(EMBED_MAX_TOKENS)
         self._tokenizer_path = tokenizer_path
-        self._cls, self._sep = (_token_id(self._tok, t) for t in ("[CLS]", "[SEP]"))
+        # Loaded at first use: a one-shot search tokenizes its query with `_query_tokens`.
+        self._batch_tok: Tokenizer | None = None
+        self._cls_sep = (0, 0)  # their ids, read with the tokenizer
         self._counter_tok: Tokenizer | None = None  # made at first use: a query never counts
-        self._counter_lock = threading.Lock()
+        self._tok_lock = threading.Lock()
+        self._query_tokens = (
+            QueryTokens.load(tokenizer_path, optimized_dir, EMBED_MAX_TOKENS)
+            if optimized_dir is not None
+            else None
+        )
 
         import onnxruntime as ort  # ~0.1 s: paid by the processes that embed, not `status`
 
@@ -133,10 +140,26 @@ class Embedder:
         self.session = session
         self.device = "cuda" if "CUDA" in self.session.get_providers()[0] else "cpu"
 
+    @property
+    def _tok(self) -> Tokenizer:
+        """The tokenizer that encodes texts for the model: [CLS]/[SEP], truncated."""
+        with self._tok_lock:
+            if self._batch_tok is None:
+                from tokenizers import Tokenizer
+
+                tok = Tokenizer.from_file(str(self._tokenizer_path))
+                tok.no_padding()  # the shipped tokenizer.json pads to 128: we pad per batch
+                tok.enable_truncation(EMBED_MAX_TOKENS)
+                self._cls_sep = (_token_id(tok, "[CLS]"), _token_id(tok, "[SEP]"))
+                self._batch_tok = tok
+            return self._batch_tok
+
     def _counter(self) -> Tokenizer:
         """The untruncated tokenizer that counts tokens (splitting chunks into pieces)."""
-        with self._counter_lock:
+        with self._tok_lock:
             if self._counter_tok is None:
+                from tokenizers import Tokenizer
+
                 counter = Tokenizer.from_file(str(self._tokenizer_path))
                 counter.no_padding()
                 counter.no_truncation()
@@ -189,7 +212,10 @@ class Embedder:
 
     def wrap(self, content: Sequence[int]) -> list[int]:
         """[CLS] content [SEP], truncated at max_tokens as `encode` truncates."""
-        return [self._cls, *content[: self.max_tokens - 2], self._sep]
+        if self._batch_tok is None:
+            _ = self._tok  # loads the tokenizer and its special ids
+        cls, sep = self._cls_sep
+        return [cls, *content[: self.max_tokens - 2], sep]
 
     # --- vectors --------------------------------------------------------------------------
 
@@ -199,7 +225,8 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """float32 [dims] for one query."""
-        vec: np.ndarray = self.embed_token_ids(self.encode([text]))[0]
+        ids = self._query_tokens.encode(text) if self._query_tokens is not None else None
+        vec: np.ndarray = self.embed_token_ids([ids] if ids is not None else self.encode([text]))[0]
         return vec
 
     def embed_token_ids(self, ids: Sequence[Sequence[int]]) -> np.ndarray:
