@@ -172,7 +172,12 @@ def _child(requests: int, answers: int, model_dir: Path, storage: Path) -> NoRet
     code = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child with its parent
-        # Keep only the two pipes (and stdio): the parent's locks and databases stay its own.
+        # Keep only the two pipes and stderr: the parent's locks, databases and output stay
+        # its own (a reader of its stdout sees the end when the parent ends, not the child).
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        os.dup2(devnull, 1)
+        os.close(devnull)
         low, high = sorted((requests, answers))
         os.closerange(3, low)
         os.closerange(low + 1, high)
