@@ -171,8 +171,11 @@ class SymbolResolver:
             if self._busy is not None and not self._busy.done():
                 return None
             fut = self._jedi().submit(_resolve_python, root, rel, text, line, column)
-            fut.add_done_callback(functools.partial(self._store, key))
             self._busy = fut
+        # Outside the lock: a call that already finished runs the callback here and now, and
+        # _store takes the lock (held, this thread waited for itself and every request after
+        # it for ever: a 10-minute replay hung so).
+        fut.add_done_callback(functools.partial(self._store, key))
         try:
             return fut.result(timeout=self.budget_s if budget_s is None else budget_s)
         except FutureTimeout:
