@@ -151,6 +151,7 @@ TREE_PARSE_CACHE_BYTES = 1_000_000
 # 2, a 4-minute Django replay ended 34 MB lower with the same hover p95 (docs/performance.md).
 SERVER_MALLOC_ARENAS = 2
 RESOLVE_BUDGET_S = 0.005  # jedi on a hover, after the parse-tree fast path; then it finishes aside
+RESOLVER_WARMED_VERSIONS = 1024  # file versions remembered as warmed (symbols/resolve.py)
 LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms
 # Request lanes (lsp/lanes.py): hovers and lenses never queue behind searches and asks.
 LSP_INTERACTIVE_WORKERS = 2

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from code_compass_server.constants import RESOLVER_WARMED_VERSIONS
 from code_compass_server.symbols.resolve import SymbolResolver
 
 pytest.importorskip("jedi", reason="jedi is not installed")
@@ -60,3 +61,20 @@ def test_an_answer_already_there_is_stored_without_a_deadlock(tmp_path: Path) ->
     finally:
         r.close()
         lane.pool.shutdown()
+
+
+def test_the_versions_remembered_as_warmed_are_bounded(tmp_path: Path) -> None:
+    """Each code-lens request warms the version it shows, every edit a new one: the keys
+    that stop a version being warmed twice were kept for ever."""
+    r = SymbolResolver()
+    try:
+        for n in range(RESOLVER_WARMED_VERSIONS + 5):
+            r.warm_later(tmp_path, "a.js", "javascript", f"const v{n} = {n};\n")
+        assert len(r._warming) == RESOLVER_WARMED_VERSIONS
+        first = (tmp_path, "a.js", hash("const v0 = 0;\n"))
+        last = RESOLVER_WARMED_VERSIONS + 4
+        newest = (tmp_path, "a.js", hash(f"const v{last} = {last};\n"))
+        assert first not in r._warming  # the oldest went first
+        assert newest in r._warming
+    finally:
+        r.close()
