@@ -139,9 +139,10 @@ LENS_RESOLVE_BUDGET_S = 0.05
 # Python parse (ast, scopes, occurrences) costs ~75x its source on the heap (256 Django
 # modules, 3.3 MB of source: 247 MB, bench_memory.py --parses-only), a tree-sitter
 # parse ~33x (256 date-fns files, 1.0 MB of source: 33 MB): about 150 and 33 MB at most.
-# 2 MB, not 4: a 10-minute Django replay ends at 408 MB instead of 441 with the same hover p95
-# (21.0 / 20.8 ms), re-parses being cheap next to the memory they keep (docs/performance.md).
-PYTHON_PARSE_CACHE_BYTES = 2_000_000
+# 2 MB, not 4: a 10-minute Django replay ended at 408 MB instead of 441 with the same hover p95
+# (21.0 / 20.8 ms), re-parses being cheap next to the memory they keep; 1.5 MB, not 2: 353 MB
+# instead of 384 (hover p95 23.4 / 22.5 ms, lens p95 96 / 95 ms; docs/performance.md).
+PYTHON_PARSE_CACHE_BYTES = 1_500_000
 # A large Python module is parsed this many bytes at a time (symbols/parse_in_pieces.py): the
 # GIL is let go between pieces, so a parse never stalls the requests for long.
 PARSE_PIECE_BYTES = 6_000
