@@ -140,9 +140,10 @@ LENS_RESOLVE_BUDGET_S = 0.05
 # modules, 3.3 MB of source: 247 MB, bench_memory.py --parses-only), a tree-sitter
 # parse ~33x (256 date-fns files, 1.0 MB of source: 33 MB): about 150 and 33 MB at most.
 # 2 MB, not 4: a 10-minute Django replay ended at 408 MB instead of 441 with the same hover p95
-# (21.0 / 20.8 ms), re-parses being cheap next to the memory they keep; 1.5 MB, not 2: 353 MB
-# instead of 384 (hover p95 23.4 / 22.5 ms, lens p95 96 / 95 ms; docs/performance.md).
-PYTHON_PARSE_CACHE_BYTES = 1_500_000
+# (21.0 / 20.8 ms), re-parses being cheap next to the memory they keep. Not 1.5: the replay
+# ended 31 MB lower, but a session over 25 files (and their imports) no longer fit: its hover
+# p95 rose from 18-24 to 27-38 ms (docs/performance.md, round 5).
+PYTHON_PARSE_CACHE_BYTES = 2_000_000
 # A large Python module is parsed this many bytes at a time (symbols/parse_in_pieces.py): the
 # GIL is let go between pieces, so a parse never stalls the requests for long.
 PARSE_PIECE_BYTES = 6_000
