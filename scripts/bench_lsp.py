@@ -24,6 +24,7 @@ Targets: hover p95 <= 30 ms idle at Django scale; every request p95 <= 100 ms du
 
     python scripts/bench_lsp.py [--corpus django|flask|date-fns] [--embed] [--samples 150]
         [--replay SECONDS] [--no-index-phase] [--storage-from DIR] [--trace-stalls FILE]
+        [--trace-heap FILE]
 """
 
 from __future__ import annotations
@@ -393,6 +394,12 @@ async def main() -> int:
         "collections over 20 ms, to FILE.<pid> (scripts/stall_trace/)",
     )  # fmt: skip
     ap.add_argument(
+        "--trace-heap", type=Path, metavar="FILE",
+        help="the server writes its RSS, malloc and pymalloc arenas and cache sizes every 30 s "
+        "to FILE.<pid> (scripts/heap_trace/; CC_HEAP_TRACEMALLOC=1 adds what grew; not with "
+        "--trace-stalls: one sitecustomize loads)",
+    )  # fmt: skip
+    ap.add_argument(
         "--no-index-phase", action="store_true",
         help="skip the phase where a second copy of the corpus is indexed",
     )  # fmt: skip
@@ -401,6 +408,12 @@ async def main() -> int:
     if args.trace_stalls is not None:  # the server (a child) inherits both
         os.environ["CC_STALL_LOG"] = str(args.trace_stalls.resolve())
         trace = str(Path(__file__).resolve().parent / "stall_trace")
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            p for p in (trace, os.environ.get("PYTHONPATH", "")) if p
+        )
+    if args.trace_heap is not None:
+        os.environ["CC_HEAP_LOG"] = str(args.trace_heap.resolve())
+        trace = str(Path(__file__).resolve().parent / "heap_trace")
         os.environ["PYTHONPATH"] = os.pathsep.join(
             p for p in (trace, os.environ.get("PYTHONPATH", "")) if p
         )

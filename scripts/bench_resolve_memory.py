@@ -170,7 +170,7 @@ def components(args: argparse.Namespace) -> int:
                 parse_cache._bytes = 0
             release_retired()
 
-        bound = f"{MODULE_CACHE_FILES} files / {PYTHON_PARSE_CACHE_BYTES / 1e6:.0f} MB source"
+        bound = f"{MODULE_CACHE_FILES} files / {PYTHON_PARSE_CACHE_BYTES / 1e6:.1f} MB source"
         drop(f"Python parse cache ({source / 1e6:.1f} MB of source)", parsed, empty_parses, bound)
         drop("comment/string spans (code_names)", len(code_names._masks),
              code_names._masks.clear, f"{code_names.MASK_CACHE_FILES} files")  # fmt: skip

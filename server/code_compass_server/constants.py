@@ -139,14 +139,21 @@ LENS_RESOLVE_BUDGET_S = 0.05
 # Python parse (ast, scopes, occurrences) costs ~75x its source on the heap (256 Django
 # modules, 3.3 MB of source: 247 MB, bench_memory.py --parses-only), a tree-sitter
 # parse ~33x (256 date-fns files, 1.0 MB of source: 33 MB): about 150 and 33 MB at most.
-# 2 MB, not 4: a 10-minute Django replay ends at 408 MB instead of 441 with the same hover p95
-# (21.0 / 20.8 ms), re-parses being cheap next to the memory they keep (docs/performance.md).
+# 2 MB, not 4: a 10-minute Django replay ended at 408 MB instead of 441 with the same hover p95
+# (21.0 / 20.8 ms), re-parses being cheap next to the memory they keep. Not 1.5: the replay
+# ended 31 MB lower, but a session over 25 files (and their imports) no longer fit: its hover
+# p95 rose from 18-24 to 27-38 ms (docs/performance.md, round 5).
 PYTHON_PARSE_CACHE_BYTES = 2_000_000
 # A large Python module is parsed this many bytes at a time (symbols/parse_in_pieces.py): the
 # GIL is let go between pieces, so a parse never stalls the requests for long.
 PARSE_PIECE_BYTES = 6_000
 TREE_PARSE_CACHE_BYTES = 1_000_000
+# malloc arenas of the language server's process (glibc's M_ARENA_MAX; its default is 8 per
+# core). Each of its two dozen threads could get one, each keeping its own free chunks: with
+# 2, a 4-minute Django replay ended 34 MB lower with the same hover p95 (docs/performance.md).
+SERVER_MALLOC_ARENAS = 2
 RESOLVE_BUDGET_S = 0.005  # jedi on a hover, after the parse-tree fast path; then it finishes aside
+RESOLVER_WARMED_VERSIONS = 1024  # file versions remembered as warmed (symbols/resolve.py)
 LSP_INDEX_STATE_INTERVAL_S = 0.5  # codeCompass/indexState at most every ~500 ms
 # Request lanes (lsp/lanes.py): hovers and lenses never queue behind searches and asks.
 LSP_INTERACTIVE_WORKERS = 2

@@ -44,9 +44,10 @@ from pygls.protocol import (
 
 from code_compass_server import __version__
 from code_compass_server.cancellation import Cancelled
-from code_compass_server.constants import LSP_GIL_SWITCH_INTERVAL_S
+from code_compass_server.constants import LSP_GIL_SWITCH_INTERVAL_S, SERVER_MALLOC_ARENAS
 from code_compass_server.engine_status import EngineStatus, ProjectStatus, project_to_json
 from code_compass_server.errors import InputError
+from code_compass_server.index.heap import limit_arenas
 from code_compass_server.lsp.client_messages import ClientMessages
 from code_compass_server.lsp.lanes import Lane, Lanes
 from code_compass_server.lsp.open_documents import OpenDocuments
@@ -330,6 +331,7 @@ def create_server() -> CodeCompassServer:
 
 def run_stdio() -> None:
     """`code-compass serve`: serve over stdin/stdout until `exit` or end of input."""
+    limit_arenas(SERVER_MALLOC_ARENAS)  # before its threads start (index/heap.py)
     ls = create_server()
     sys.setswitchinterval(LSP_GIL_SWITCH_INTERVAL_S)  # hovers beside busy search threads
     try:

@@ -14,12 +14,17 @@ from __future__ import annotations
 import bisect
 import re
 import threading
+from array import array
 from collections import OrderedDict
 
 _HASH_COMMENT = frozenset({"python", "ruby", "shell", "yaml", "toml"})
 _QUOTES = {"python": "\"'", "go": "\"`'", "rust": '"', "java": '"'}
 _JS_QUOTES = "\"'`"
 MASK_CACHE_FILES = 4096  # files whose comment/string spans are kept (a few KB each)
+# Span offsets are kept as machine integers (8 bytes each), not lists of int objects (40): a
+# lens's scan fills this cache with most of a project's files within minutes, and a Django
+# replay held 180k spans there (14 MB as lists, scattered among the parse trees' objects).
+_SPAN_TYPE = "q"
 
 # Python: comments, then strings with any prefix (triple-quoted first: docstrings span lines).
 _PYTHON_NOISE = re.compile(
@@ -41,7 +46,7 @@ _JS_REGEX = (
     r"/(?![/*])(?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n\[])+/[a-z]*"
 )
 _JS_FAMILY = frozenset({"typescript", "tsx", "javascript"})
-_masks: OrderedDict[tuple[str, int, int], tuple[list[int], list[int]]] = OrderedDict()
+_masks: OrderedDict[tuple[str, int, int], tuple[array[int], array[int]]] = OrderedDict()
 _masks_lock = threading.Lock()
 _patterns: dict[str, re.Pattern[str]] = {}
 
@@ -64,7 +69,7 @@ def _noise(language: str) -> re.Pattern[str]:
     return re.compile("|".join(parts), re.S)
 
 
-def noise_spans(text: str, language: str) -> tuple[list[int], list[int]]:
+def noise_spans(text: str, language: str) -> tuple[array[int], array[int]]:
     """Where comments and string literals start and end (sorted, disjoint); cached per text."""
     key = (language, len(text), hash(text))
     with _masks_lock:
@@ -91,11 +96,13 @@ def noise_spans(text: str, language: str) -> tuple[list[int], list[int]]:
             continue
         starts.append(s)
         ends.append(e)
+    spans = (array(_SPAN_TYPE, starts), array(_SPAN_TYPE, ends))
+    del starts, ends
     with _masks_lock:
-        _masks[key] = (starts, ends)
+        _masks[key] = spans
         while len(_masks) > MASK_CACHE_FILES:
             _masks.popitem(last=False)
-    return starts, ends
+    return spans
 
 
 def _literal_parts(text: str, start: int, end: int, opener: str) -> list[tuple[int, int]]:

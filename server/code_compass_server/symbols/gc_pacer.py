@@ -117,7 +117,8 @@ class CollectionPacer:
     def close(self) -> None:
         """Stop the thread; a reclaim it is running finishes first."""
         self._stop.set()
-        thread = self._thread
+        with self._lock:  # settle() creates and starts the thread under it: never half-started
+            thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5.0)
 

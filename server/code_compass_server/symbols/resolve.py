@@ -33,7 +33,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
-from code_compass_server.constants import RESOLVE_BUDGET_S
+from code_compass_server.constants import RESOLVE_BUDGET_S, RESOLVER_WARMED_VERSIONS
 from code_compass_server.index.parse_pool import watch_parent
 from code_compass_server.symbols.gc_pacer import CollectionPacer
 from code_compass_server.symbols.resolve_model import Resolution, Target, dedupe, doc_summary
@@ -64,7 +64,9 @@ class SymbolResolver:
         self._lock = threading.Lock()
         self._jedi_cache: OrderedDict[_JediKey, Resolution | None] = OrderedDict()
         self._warmer = ThreadPoolExecutor(1, thread_name_prefix="cc-resolve-warm")
-        self._warming: set[tuple[Path, str, int]] = set()
+        # File versions warmed (or queued), the oldest forgotten past the bound: a lens
+        # request warms each version an editor shows, every edit a new one.
+        self._warming: OrderedDict[tuple[Path, str, int], None] = OrderedDict()
         self._on_close: list[Callable[[], None]] = []
         self._foreground = 0  # requests resolving now (background work waits for them)
         self._gc_was_enabled = True
@@ -138,7 +140,9 @@ class SymbolResolver:
         with self._lock:
             if key in self._warming:
                 return
-            self._warming.add(key)
+            self._warming[key] = None
+            while len(self._warming) > RESOLVER_WARMED_VERSIONS:
+                self._warming.popitem(last=False)
         self._warmer.submit(self.warm, root, rel, language, text)
 
     def resolve(
@@ -171,8 +175,11 @@ class SymbolResolver:
             if self._busy is not None and not self._busy.done():
                 return None
             fut = self._jedi().submit(_resolve_python, root, rel, text, line, column)
-            fut.add_done_callback(functools.partial(self._store, key))
             self._busy = fut
+        # Outside the lock: a call that already finished runs the callback here and now, and
+        # _store takes the lock (held, this thread waited for itself and every request after
+        # it for ever: a 10-minute replay hung so).
+        fut.add_done_callback(functools.partial(self._store, key))
         try:
             return fut.result(timeout=self.budget_s if budget_s is None else budget_s)
         except FutureTimeout:
