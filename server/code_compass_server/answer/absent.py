@@ -415,9 +415,9 @@ def named_members(question: str) -> list[NamedMember]:
             strict = True
         if name not in out:
             owners = [owner] if owner else _owners(question, name)
-            if kind in _MEMBER_KINDS and not owners:
-                return  # a function named alone: the unknown-symbol check's (grounds.py)
             after = None if owners else _owner_after(question, name)
+            if kind in _MEMBER_KINDS and not owners and not after:
+                return  # a function named alone: the unknown-symbol check's (grounds.py)
             out[name] = NamedMember(
                 name, kind, owners[0] if owners else after or "", strict, bool(after)
             )
@@ -959,8 +959,9 @@ def strict_neighbour_hits(
             cls = [h for h in found if last[:1].islower() and _class_named(h, last)]
             owner_hits = top or cls or [h for h in found if _owner_rank(h.symbol, {last}) == 0]
             out += owner_hits[:1]
-            if not owner_hits:  # `keys.instancekey`: the module `keys`
-                module = [h for h in found if _in_module(h.path, last)]
+            if not owner_hits:  # `keys.instancekey`: the module `keys`; `decor.X`: `decor/`
+                # The question's own hits there first: a package holds many definitions.
+                module = [h for h in [*hits, *found] if _in_module(h.path, last)]
         words = " ".join(name_parts(m.name)) or m.name
         by_name = source.search(replace(params, query=words, rewrite=None, min_score=None))
         # Each strong part alone (`patches` of `revertPatches`): the names sharing it

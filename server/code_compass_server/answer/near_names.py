@@ -131,10 +131,16 @@ def is_test_path(path: str) -> bool:
 
 def defines(text: str, name: str) -> bool:
     """The passage assigns or declares `name` at a line's start (`ErrX = errors.New(...)`
-    in a Go var block, `NAME = 3`, `const name =`): a definition with no symbol of its own."""
+    in a Go var block, `NAME = 3`, `const name =`), or alone on an indented line of a Go
+    `const (` block (`ET_STYLE_MMSS` after an `iota`): a definition with no symbol of its
+    own."""
     e = re.escape(name)
     return bool(
         re.search(rf"(?m)^[ \t]*(?:var |const |let |export const )?{e}\s*(?::=|=(?!=))", text)
+        or (
+            re.search(r"\bconst \($", text, re.M)
+            and re.search(rf"(?m)^[ \t]+{e}[ \t]*(?://.*)?$", text)
+        )
     )
 
 
@@ -163,12 +169,15 @@ def spelled_neighbour(
     written on a value, `p.RemoveBar(...)`: a method before a function); one the caller can
     use (public, when `name` is); a definition before a mention, one in a file defining
     another name of the question (`context_paths`: `LRUCache`'s file, not a copy in another
-    module), code before tests and docs, the longer of two copies, then list order). An
-    internal name chosen for a public one gives way to the public definition calling it
-    (`Abort` calling `dropBar`).
-    With no name alike enough, the code definition whose own text says the name's words
-    ("Set `locale` as the current locale" for `set_locale`); (-1, "") when none."""
-    best: tuple[tuple[int, float, int, int, int, int, float, int, int, int], int, str] | None = None
+    module), code before tests and docs, the nearer the root and longer of two copies, then
+    list order). An internal name chosen for a public one gives way to the public definition
+    calling it (`Abort` calling `dropBar`).
+    With no name alike enough, a name ending with the noun written beside it (_headed), else
+    the code definition whose own text says the name's words ("Set `locale` as the current
+    locale" for `set_locale`); (-1, "") when none."""
+    best: (
+        tuple[tuple[int, float, int, int, int, int, float, int, int, int, int], int, str] | None
+    ) = None
     want = name.lstrip("-")
     # The missing name's own words point nowhere (`cache` of `cache_exceptions`).
     said = question_words(re.sub(rf"(?<!\w){re.escape(want)}(?!\w)", " ", question))
@@ -195,14 +204,17 @@ def spelled_neighbour(
                 here,
                 -round(tie, 2),
                 code,
-                # Copies of one definition (a Go backend per platform): the fullest first.
+                # Copies of one name: the package's own module before a subpackage's (the
+                # sync class before its asyncio twin), the fullest (a Go backend per platform).
+                hit.path.count("/"),
                 hit.start_line - hit.end_line,
                 i,
             )
             if best is None or key < best[0]:
                 best = (key, i, cand)
     if best is None:
-        return _described(want, passages)
+        headed = _headed(want, passages, question)
+        return headed if headed[0] >= 0 else _described(want, passages)
     i, cand = best[1], best[2]
     if internal(cand, passages[i][0].language) and not internal(want, passages[i][0].language):
         caller = public_caller(cand, passages)
@@ -235,6 +247,28 @@ def public_caller(name: str, passages: Sequence[tuple[SearchHit, str]]) -> int:
         ):
             return i
     return -1
+
+
+def _headed(name: str, passages: Sequence[tuple[SearchHit, str]], question: str) -> tuple[int, str]:
+    """(index, name) of the first name of the code passages (a definition first) whose last
+    word is the noun the question writes beside `name` ("an on_giveup callback", "um
+    callback on_giveup" -> `retry_error_callback`: a name ends with what kind of thing it
+    is), a word of the same sense counted; (-1, "") when none."""
+    e = re.escape(name)
+    beside = re.findall(
+        rf"(?<![\w`]){e}`?\s+([a-z]{{4,}})\b|\b([a-z]{{4,}})\s+`?{e}(?![\w`])", question
+    )
+    heads = {w for pair in beside for w in pair if w}
+    senses = {_SENSE[w] for w in heads if w in _SENSE}
+    best: tuple[tuple[int, int, int], int, str] | None = None
+    for i, (hit, text) in enumerate(passages):
+        for cand, defined in candidate_names(hit, text):
+            last = name_parts(cand)[-1:] or [""]
+            if cand != name and (last[0] in heads or _SENSE.get(last[0], -1) in senses):
+                key = (hit.path.count("/"), 0 if defined else 1, i)
+                if best is None or key < best[0]:
+                    best = (key, i, cand)
+    return (best[1], best[2]) if best else (-1, "")
 
 
 def _described(name: str, passages: Sequence[tuple[SearchHit, str]]) -> tuple[int, str]:
