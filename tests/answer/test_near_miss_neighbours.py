@@ -14,7 +14,7 @@ import pytest
 
 from code_compass_server.answer import AskRequest, ask
 from code_compass_server.answer.absent import named_members
-from code_compass_server.answer.near_names import bare_names, likeness
+from code_compass_server.answer.near_names import bare_names, likeness, same_sense_names
 from code_compass_server.engine import Engine
 
 BAR_GO = """\
@@ -181,6 +181,24 @@ class AsyncRetrying(BaseRetrying):
         )
 '''
 
+MEMO_PY = '''\
+"""Memoizing wrappers."""
+
+
+class _Wrapper:
+    def cache_info(self):
+        """Hits and misses so far."""
+        return (0, 0)
+
+    def cache_parameters(self):
+        """The maxsize and typed of the cache."""
+        return {}
+
+    def cache_clear(self):
+        """Empty the cache and its statistics."""
+        return None
+'''
+
 README_MD = """\
 # humanely
 
@@ -202,6 +220,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     (ws / "src" / "humanely" / "__init__.py").write_text('"""humanely."""\n', encoding="utf-8")
     (ws / "src" / "humanely" / "time.py").write_text(TIME_PY, encoding="utf-8")
     (ws / "src" / "humanely" / "i18n.py").write_text(I18N_PY, encoding="utf-8")
+    (ws / "src" / "humanely" / "memo.py").write_text(MEMO_PY, encoding="utf-8")
     (ws / "README.md").write_text(README_MD, encoding="utf-8")
     (ws / "retrying" / "asyncio").mkdir(parents=True)
     (ws / "retrying" / "__init__.py").write_text(RETRY_PY, encoding="utf-8")
@@ -297,11 +316,21 @@ def test_an_internal_name_of_the_same_sense_gives_way_to_its_public_caller(
         assert near["symbol"] == "Bar.Abort" and near["path"] == "bar.go", near
 
 
+def test_a_name_of_the_same_sense_is_the_neighbour_among_names_sharing_a_part(
+    engine: Engine,
+) -> None:
+    question = "does the memoized wrapper have a cache_invalidate method taking the same args?"
+    near = _nearest(question, engine, "cache_invalidate")
+    assert near["symbol"] == "_Wrapper.cache_clear", near
+
+
 def test_words_of_the_same_sense_are_shared_parts() -> None:
     assert likeness("RemoveBar", "dropBar") == 1.0
     assert likeness("cache_invalidate", "cache_clear") == 1.0
     assert likeness("RemoveBar", "AddBar") == 0.5
     assert likeness("max_units", "minimum_unit") == 0.0  # a weak part alone
+    assert "cache_clear" in same_sense_names("cache_invalidate")
+    assert {"dropBar", "DropBar"} <= set(same_sense_names("RemoveBar"))
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ from code_compass_server.answer.near_names import (
     is_test_path,
     name_parts,
     public_caller,
+    same_sense_names,
     spelled_neighbour,
     strong_parts,
 )
@@ -971,6 +972,15 @@ def strict_neighbour_hits(
             for p in strong_parts(m.name)[:2]
             for h in source.search(replace(params, query=p, rewrite=None, min_score=None))
         ]
+        # The name with a word swapped for one of the same sense, when a symbol is so named
+        # (`cache_clear` for `cache_invalidate`): searched for its definition.
+        by_sense = [
+            h
+            for v in same_sense_names(m.name)
+            if defined(v, source)
+            for h in source.search(replace(params, query=v, rewrite=None, min_score=None))
+            if h.symbol.rsplit(".", 1)[-1] == v
+        ]
         # The definitions of the other names the question writes (`createDraft` beside a
         # missing `discardDraft`): where its own words point.
         by_other = [
@@ -979,7 +989,7 @@ def strict_neighbour_hits(
             for h in source.search(replace(params, query=o, rewrite=None, min_score=None))
             if h.symbol.rsplit(".", 1)[-1] == o
         ]
-        pool = [*module, *hits, *by_name, *by_other, *by_part]
+        pool = [*module, *hits, *by_name, *by_other, *by_part, *by_sense]
         context = context_paths(question, named, source)
         i, alike = spelled_neighbour(
             m.name,

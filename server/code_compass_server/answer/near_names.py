@@ -54,6 +54,7 @@ _SAME_SENSE = (
     {"callback", "hook", "listener", "handler"},
 )
 _SENSE = {w: i for i, group in enumerate(_SAME_SENSE) for w in group}
+_SAME_SENSE_OF = {**dict(enumerate(_SAME_SENSE)), -1: set()}
 PARTS_MIN = 0.5  # share of the longer name's parts two names must have in common
 SPELLED_MIN = 0.75  # or this SequenceMatcher ratio of the lower-cased names
 # Names of the languages themselves, not of a workspace (`KeyboardInterrupt`, `Promise`): a
@@ -99,6 +100,23 @@ def question_words(question: str) -> set[str]:
 
 def name_parts(name: str) -> list[str]:
     return [p.lower() for p in _PART.findall(name.lstrip("-"))]
+
+
+def same_sense_names(name: str) -> list[str]:
+    """`name` spelled with one word swapped for one of the same sense, in its own style and
+    with either first letter (`cache_invalidate` -> `cache_clear`, ...; `RemoveBar` ->
+    `dropBar`, ...): names to look up, not guesses to cite."""
+    parts = name_parts(name)
+    out: list[str] = []
+    for i, p in enumerate(parts):
+        for w in sorted(_SAME_SENSE_OF[_SENSE.get(p, -1)] - {p}):
+            swapped = [*parts[:i], w, *parts[i + 1 :]]
+            if "_" in name.strip("_"):
+                out.append("_".join(swapped))
+            else:
+                camel = swapped[0] + "".join(x.capitalize() for x in swapped[1:])
+                out += [camel, camel[:1].upper() + camel[1:]]
+    return out
 
 
 def strong_parts(name: str) -> list[str]:
