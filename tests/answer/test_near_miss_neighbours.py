@@ -14,8 +14,14 @@ import pytest
 
 from code_compass_server.answer import AskRequest, ask
 from code_compass_server.answer.absent import named_members
-from code_compass_server.answer.near_names import bare_names, likeness, same_sense_names
+from code_compass_server.answer.near_names import (
+    bare_names,
+    likeness,
+    same_sense_names,
+    spelled_neighbour,
+)
 from code_compass_server.engine import Engine
+from code_compass_server.records import SearchHit
 
 BAR_GO = """\
 package bars
@@ -121,6 +127,29 @@ func Elapsed(style TimeStyle) string {
 }
 """
 
+
+def _backend(name: str) -> str:
+    # The other backends' copies say more of the question's words: only the file name tells.
+    more = "" if name == "inotify" else " How many watches are used: len(WatchList())."
+    return f"""\
+package notify
+
+// Watcher watches files through {name}.
+type Watcher struct {{
+	watches map[string]int
+}}
+
+// WatchList returns all paths explicitly added with Add() (and are not yet removed).{more}
+func (w *Watcher) WatchList() []string {{
+	entries := make([]string, 0, len(w.watches))
+	for pathname := range w.watches {{
+		entries = append(entries, pathname)
+	}}
+	return entries
+}}
+"""
+
+
 TIME_PY = '''\
 """Durations in words."""
 
@@ -217,6 +246,9 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     (ws / "style.go").write_text(STYLE_GO, encoding="utf-8")
     (ws / "decor" / "decorator.go").write_text(DECOR_GO, encoding="utf-8")
     (ws / "decor" / "eta.go").write_text(ETA_GO, encoding="utf-8")
+    (ws / "notify").mkdir()
+    for backend in ("kqueue", "inotify", "windows"):
+        (ws / "notify" / f"backend_{backend}.go").write_text(_backend(backend), encoding="utf-8")
     (ws / "src" / "humanely" / "__init__.py").write_text('"""humanely."""\n', encoding="utf-8")
     (ws / "src" / "humanely" / "time.py").write_text(TIME_PY, encoding="utf-8")
     (ws / "src" / "humanely" / "i18n.py").write_text(I18N_PY, encoding="utf-8")
@@ -322,6 +354,27 @@ def test_a_name_of_the_same_sense_is_the_neighbour_among_names_sharing_a_part(
     question = "does the memoized wrapper have a cache_invalidate method taking the same args?"
     near = _nearest(question, engine, "cache_invalidate")
     assert near["symbol"] == "_Wrapper.cache_clear", near
+
+
+def test_of_copies_of_a_name_the_one_in_the_file_the_question_names(engine: Engine) -> None:
+    question = (
+        "is there a WatchCount method to know how many watches I used against the inotify limit?"
+    )
+    near = _nearest(question, engine, "WatchCount")
+    assert near["path"] == "notify/backend_inotify.go", near
+
+
+def test_copies_chosen_by_the_file_the_question_names_then_by_depth() -> None:
+    def hit(path: str) -> tuple[SearchHit, str]:
+        text = _backend("x")
+        return SearchHit(path, 9, 16, 0.5, "Watcher.WatchList", "method", "go", "p", text), text
+
+    copies = [hit("notify/backend_kqueue.go"), hit("notify/backend_inotify.go")]
+    question = "is there a WatchCount method to know the watches used against the inotify limit?"
+    assert spelled_neighbour("WatchCount", copies, question) == (1, "WatchList")
+    assert spelled_neighbour("WatchCount", copies, "is there a WatchCount method?")[0] == 0
+    nested = [hit("pkg/asyncio/backend.go"), hit("pkg/backend.go")]
+    assert spelled_neighbour("WatchCount", nested, "is there a WatchCount method?")[0] == 1
 
 
 def test_words_of_the_same_sense_are_shared_parts() -> None:

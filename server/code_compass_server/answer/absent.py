@@ -23,11 +23,13 @@ from code_compass_server.answer.near_names import (
     LANGUAGE_NAMES,
     bare_names,
     defines,
+    file_words,
     internal,
     is_code_definition,
     is_test_path,
     name_parts,
     public_caller,
+    question_words,
     same_sense_names,
     spelled_neighbour,
     strong_parts,
@@ -1008,10 +1010,14 @@ def strict_neighbour_hits(
             out.append(caller)
         elif i >= 0:
             out.append(pool[i])
-            # Where the name spelled alike is defined (in the question's context first), when
-            # the passage only mentions it or is a copy elsewhere.
-            if (context and pool[i].path not in context) or not (
-                pool[i].symbol.rsplit(".", 1)[-1] == alike or defines(pool[i].text, alike)
+            # Where the name spelled alike is defined (in the question's context first, then
+            # in a file the question names: "the inotify limit"), when the passage only
+            # mentions it or is a copy elsewhere.
+            said = question_words(question)
+            if (
+                (context and pool[i].path not in context)
+                or not (pool[i].symbol.rsplit(".", 1)[-1] == alike or defines(pool[i].text, alike))
+                or not file_words(pool[i].path) & said
             ):
                 found = source.search(replace(params, query=alike, rewrite=None, min_score=None))
                 named_so = [
@@ -1019,7 +1025,7 @@ def strict_neighbour_hits(
                     for h in found
                     if h.symbol.rsplit(".", 1)[-1] == alike or defines(h.text, alike)
                 ]
-                named_so.sort(key=lambda h: h.path not in context)
+                named_so.sort(key=lambda h: (h.path not in context, not file_words(h.path) & said))
                 out += named_so[:1]
         elif module:
             out.append(module[0])

@@ -187,11 +187,11 @@ def spelled_neighbour(
     written on a value, `p.RemoveBar(...)`: a method before a function); one the caller can
     use (public, when `name` is); a definition before a mention, one in a file defining
     another name of the question (`context_paths`: `LRUCache`'s file, not a copy in another
-    module), code before tests and docs, the nearer the root and longer of two copies, then
-    list order). An internal name chosen for a public one gives way to the public definition
-    calling it (`Abort` calling `dropBar`).
-    With no name alike enough, a name ending with the noun written beside it (_headed), else
-    the code definition whose own text says the name's words ("Set `locale` as the current
+    module), code before tests and docs; of two copies the one whose file the question
+    names, then the nearer the root; then list order). An internal name chosen for a public
+    one gives way to the public definition calling it (`Abort` calling `dropBar`). With no
+    name alike enough, a name ending with the noun written beside it (_headed), else the
+    code definition whose own text says the name's words ("Set `locale` as the current
     locale" for `set_locale`); (-1, "") when none."""
     best: (
         tuple[tuple[int, float, int, int, int, int, float, int, int, int, int], int, str] | None
@@ -222,10 +222,11 @@ def spelled_neighbour(
                 here,
                 -round(tie, 2),
                 code,
-                # Copies of one name: the package's own module before a subpackage's (the
-                # sync class before its asyncio twin), the fullest (a Go backend per platform).
+                # Copies of one name: one whose file the question names ("the inotify
+                # limit": backend_inotify.go), the package's own module before a
+                # subpackage's (the sync class before its asyncio twin).
+                0 if file_words(hit.path) & said else 1,
                 hit.path.count("/"),
-                hit.start_line - hit.end_line,
                 i,
             )
             if best is None or key < best[0]:
@@ -239,6 +240,12 @@ def spelled_neighbour(
         if caller >= 0:
             return caller, passages[caller][0].symbol.rsplit(".", 1)[-1]
     return i, cand
+
+
+def file_words(path: str) -> set[str]:
+    """The words of a file's name (`backend_inotify.go` -> backend, inotify), 4 letters on."""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    return {w for w in re.split(r"[_\W]+", stem.lower()) if len(w) >= 4}
 
 
 def _is_method(hit: SearchHit, cand: str) -> bool:
