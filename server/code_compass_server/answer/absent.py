@@ -1014,16 +1014,17 @@ def strict_neighbour_hits(
             # in a file the question names: "the inotify limit"), when the passage only
             # mentions it or is a copy elsewhere.
             said = question_words(question)
-            if (
-                (context and pool[i].path not in context)
-                or not (pool[i].symbol.rsplit(".", 1)[-1] == alike or defines(pool[i].text, alike))
-                or not file_words(pool[i].path) & said
-            ):
+            elsewhere = (context and pool[i].path not in context) or not (
+                pool[i].symbol.rsplit(".", 1)[-1] == alike or defines(pool[i].text, alike)
+            )
+            if elsewhere or not file_words(pool[i].path) & said:
                 found = source.search(replace(params, query=alike, rewrite=None, min_score=None))
                 named_so = [
                     h
                     for h in found
-                    if h.symbol.rsplit(".", 1)[-1] == alike or defines(h.text, alike)
+                    if (h.symbol.rsplit(".", 1)[-1] == alike or defines(h.text, alike))
+                    # Only to find a copy in a named file, no other copy is added.
+                    and (elsewhere or file_words(h.path) & said)
                 ]
                 named_so.sort(key=lambda h: (h.path not in context, not file_words(h.path) & said))
                 out += named_so[:1]
