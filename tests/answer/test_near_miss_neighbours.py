@@ -377,6 +377,20 @@ def test_copies_chosen_by_the_file_the_question_names_then_by_depth() -> None:
     assert spelled_neighbour("WatchCount", nested, "is there a WatchCount method?")[0] == 1
 
 
+def test_code_before_its_stub_and_a_public_type_before_an_internal_one_s_member() -> None:
+    def hit(path: str, symbol: str, kind: str = "method") -> tuple[SearchHit, str]:
+        text = f"def {symbol.rsplit('.', 1)[-1]}(self): ..."
+        return SearchHit(path, 1, 2, 0.5, symbol, kind, "python", "p", text), text
+
+    stubbed = [
+        hit("pkg/__init__.pyi", "_wrapper.cache_clear"),
+        hit("pkg/_deco.py", "_Mixin.cache_clear"),
+    ]
+    assert spelled_neighbour("cache_invalidate", stubbed) == (1, "cache_clear")
+    members = [hit("pkg/_method.py", "_WrapperBase.cache"), hit("pkg/core.py", "Cache", "class")]
+    assert spelled_neighbour("cache_none", members) == (1, "Cache")
+
+
 def test_words_of_the_same_sense_are_shared_parts() -> None:
     assert likeness("RemoveBar", "dropBar") == 1.0
     assert likeness("cache_invalidate", "cache_clear") == 1.0

@@ -26,6 +26,7 @@ from code_compass_server.answer.near_names import (
     file_words,
     internal,
     is_code_definition,
+    is_stub,
     is_test_path,
     name_parts,
     public_caller,
@@ -716,7 +717,6 @@ def owner_definition(evidences: Sequence[Evidence], owner: str) -> Evidence | No
 
 
 _RETURNS = re.compile(r"\)\s*(?:->|:)\s*([A-Z]\w*)")
-_STUB = re.compile(r"\.(?:pyi|d\.ts)$")
 
 
 def returned_type(member: NamedMember, source: EvidenceSource) -> str:
@@ -731,11 +731,6 @@ def returned_type(member: NamedMember, source: EvidenceSource) -> str:
         if m and m.group(1) not in ("None", "Any", "Promise"):
             return m.group(1)
     return ""
-
-
-def is_stub(path: str) -> bool:
-    """A type stub (`.pyi`, `.d.ts`): the declaration of code that lives elsewhere."""
-    return bool(_STUB.search(path))
 
 
 def _class_named(hit: SearchHit, variable: str) -> bool:

@@ -200,7 +200,8 @@ def spelled_neighbour(
     # The missing name's own words point nowhere (`cache` of `cache_exceptions`).
     said = question_words(re.sub(rf"(?<!\w){re.escape(want)}(?!\w)", " ", question))
     for i, (hit, text) in enumerate(passages):
-        code = 0 if is_code_definition(hit) else 1
+        # Code before a stub (the declaration of code living elsewhere), tests and docs.
+        code = (1 if is_stub(hit.path) else 0) if is_code_definition(hit) else 2
         here = 0 if hit.path in context_paths else 1
         for cand, defined in candidate_names(hit, text):
             if cand == want or cand.lower() == want.lower():
@@ -212,7 +213,7 @@ def spelled_neighbour(
             own = set(strong_parts(cand)) - set(name_parts(want))
             pointed = 0 if cand in said or (own and own <= said) else 1
             kind = 0 if not member or _is_method(hit, cand) else 1
-            hidden = 1 if internal(cand, hit.language) and not internal(want, hit.language) else 0
+            hidden = 1 if _hidden(hit, cand) and not internal(want, hit.language) else 0
             key = (
                 pointed,
                 -round(score, 2),
@@ -251,6 +252,21 @@ def file_words(path: str) -> set[str]:
 def _is_method(hit: SearchHit, cand: str) -> bool:
     """`cand` is the passage's own symbol and a member of a type (`Progress.dropBar`)."""
     return "." in hit.symbol and hit.symbol.rsplit(".", 1)[-1] == cand
+
+
+def _hidden(hit: SearchHit, cand: str) -> bool:
+    """`cand` is internal, or the passage's own member of an internal type
+    (`_WrapperBase.cache`)."""
+    owners = hit.symbol.split(".")[:-1] if _is_method(hit, cand) else []
+    return any(internal(n, hit.language) for n in [*owners, cand])
+
+
+_STUB = re.compile(r"\.(?:pyi|d\.ts)$")
+
+
+def is_stub(path: str) -> bool:
+    """A type stub (`.pyi`, `.d.ts`): the declaration of code that lives elsewhere."""
+    return bool(_STUB.search(path))
 
 
 def internal(name: str, language: str) -> bool:
