@@ -20,11 +20,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from code_compass_server.answer.near_names import (
+    LANGUAGE_NAMES,
     bare_names,
     defines,
+    file_words,
+    internal,
     is_code_definition,
+    is_stub,
     is_test_path,
     name_parts,
+    public_caller,
+    question_words,
+    same_sense_names,
     spelled_neighbour,
     strong_parts,
 )
@@ -209,6 +216,7 @@ _MEMBER_KINDS = frozenset({"method", "attribute"})
 # "the date field" are prose far more often than a name.
 _WORD_KINDS = frozenset({"option", "parameter", "flag", "setting"})
 _PLAIN_WORD = re.compile(r"^[a-z][a-z0-9]{2,}$")
+_CAPITALIZED = re.compile(r"^[A-Z][a-z0-9]{2,}$")
 _PT_ONLY_KINDS = frozenset(
     {"opção", "opcao", "parâmetro", "parametro", "argumento", "configuração", "configuracao"}
 )
@@ -260,6 +268,9 @@ class NamedMember:
     # The owner is a plain word after a preposition ("an onPatch option to produce"): kept
     # only when the index defines it (resolve_owners).
     guessed: bool = False
+    # The owner is another name of the question, put for one the index does not define
+    # (resolve_owners): it chooses the neighbour, but the member is looked for everywhere.
+    borrowed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,12 +329,36 @@ def _owner_after(question: str, name: str) -> str | None:
     return word if len(word) >= 3 and word.lower() not in _NOT_NAMES else None
 
 
-def resolve_owners(named: list[NamedMember], source: EvidenceSource) -> list[NamedMember]:
-    """Guessed owners kept only when the index defines them (a symbol of that name)."""
-    return [
-        m if not m.guessed or defined(m.owner, source) else replace(m, owner="", guessed=False)
-        for m in named
-    ]
+def resolve_owners(
+    named: list[NamedMember], source: EvidenceSource, question: str = ""
+) -> list[NamedMember]:
+    """Owners kept only when the index defines them (a symbol of that name). One it does not
+    define (`minimum_unit`, a sibling parameter in "naturaldelta has minimum_unit; its
+    maximum_unit option") gives way to the first name of the question it does define
+    (`naturaldelta`); a guessed one with no such name is dropped."""
+    out: list[NamedMember] = []
+    for m in named:
+        if not m.owner or m.strict or defined(m.owner, source):
+            out.append(m)
+            continue
+        other = _defined_word(question, {m.name, m.owner}, source)
+        if other:
+            out.append(replace(m, owner=other, guessed=False, borrowed=True))
+        else:
+            out.append(replace(m, owner="", guessed=False) if m.guessed else m)
+    return out
+
+
+def _defined_word(question: str, skip: set[str], source: EvidenceSource) -> str:
+    """The first name of the question (code-shaped first, then a plain word) that a symbol
+    of the index is named exactly so; "" when none."""
+    names = [*_owners(question, ""), *re.findall(r"[A-Za-z_]\w{3,}", _BACKTICK.sub(" ", question))]
+    for n in dict.fromkeys(names):
+        if n in skip or n.lower() in _NOT_NAMES or n.lower() in _KINDS or n in LANGUAGE_NAMES:
+            continue
+        if defined(n, source):
+            return n
+    return ""
 
 
 def defined(name: str, source: EvidenceSource) -> bool:
@@ -344,6 +379,23 @@ def _plain_name(word: str) -> bool:
     )
 
 
+def _capitalized_name(word: str, question: str) -> bool:
+    """A capitalized word inside a sentence beside a method or attribute word, of an owner
+    ("the Head method of BarStyle") or after the kind word ("o método Head"): a Go or C#
+    member's name. Not a sentence's first word (capitalized by grammar), nor a proper noun
+    qualifying a kind word ("the Python function foo")."""
+    e = re.escape(word)
+    return (
+        bool(_CAPITALIZED.match(word))
+        and word not in LANGUAGE_NAMES
+        and bool(re.search(rf"(?<=[\w,;:] ){e}\b", question))
+        and bool(
+            re.search(rf"\b{e}\s+(?:{_KIND_WORDS})\s+(?:of|on|in|from|do|da|no|na)\b", question)
+            or re.search(rf"\b(?:{_KIND_WORDS})\s+{e}\b", question, re.I)
+        )
+    )
+
+
 def named_members(question: str) -> list[NamedMember]:
     """The members (options, parameters, flags, settings, methods, attributes) a question
     names, each with the owner it would belong to."""
@@ -360,14 +412,16 @@ def named_members(question: str) -> list[NamedMember]:
             return
         strict = False
         if not code and f"`{name}`" not in question and not _CODE_NAME.match(name):
-            if not plain or kind not in _WORD_KINDS or not _plain_name(name):
+            if not (plain and kind in _WORD_KINDS and _plain_name(name)) and not (
+                kind in _MEMBER_KINDS and _capitalized_name(name, question)
+            ):
                 return
             strict = True
         if name not in out:
             owners = [owner] if owner else _owners(question, name)
-            if kind in _MEMBER_KINDS and not owners:
-                return  # a function named alone: the unknown-symbol check's (grounds.py)
             after = None if owners else _owner_after(question, name)
+            if kind in _MEMBER_KINDS and not owners and not after:
+                return  # a function named alone: the unknown-symbol check's (grounds.py)
             out[name] = NamedMember(
                 name, kind, owners[0] if owners else after or "", strict, bool(after)
             )
@@ -441,8 +495,10 @@ def _owned_by(ev: Evidence, owner: str) -> bool:
 
 
 def _defines(ev: Evidence, owner: str) -> bool:
+    """The evidence is the code definition of `owner` (a README section titled after the
+    package is not the package)."""
     last = owner.rsplit(".", 1)[-1]
-    return bool(ev.hit.symbol) and ev.hit.symbol.rsplit(".", 1)[-1] == last
+    return is_code_definition(ev.hit) and ev.hit.symbol.rsplit(".", 1)[-1] == last
 
 
 def _params(text: str) -> list[str] | None:
@@ -491,7 +547,7 @@ def members_of(ev: Evidence, evidences: Sequence[Evidence] = ()) -> list[str]:
 
 def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource) -> list[Absence]:
     """The members the question names that neither the evidence nor its files hold."""
-    named = resolve_owners(named_members(question), source)
+    named = resolve_owners(named_members(question), source, question)
     if not named or not evidences:
         return []
     files: dict[tuple[str, str], str] = {}
@@ -511,7 +567,11 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
         # The owner's own definition (and its members: a class's constructor) is where its
         # options live; only without it are the whole files read (`copy` is code in attrs,
         # not a parameter of `define`).
-        owned = [e.text for e in evidences if member.owner and _owned_by(e, member.owner)]
+        owned = [
+            e.text
+            for e in evidences
+            if member.owner and not member.borrowed and _owned_by(e, member.owner)
+        ]
         if _has_word("\n".join(owned) if owned else seen_text, spellings):
             continue
         if not owned and _found_elsewhere(source, member.name, spellings):
@@ -615,7 +675,11 @@ def _with_neighbour(
         module = [e for e in evidences if member.owner and _in_module(e.path, member.owner)]
         pool = module or evidences
         i, closest = spelled_neighbour(
-            member.name, [(e.hit, e.text) for e in pool], question, context
+            member.name,
+            [(e.hit, e.text) for e in pool],
+            question,
+            context,
+            member=bool(member.owner) and not module,
         )
         nearest, how = (pool[i], HOW_SPELLED) if i >= 0 else (None, how)
         if nearest is None and module:
@@ -643,7 +707,9 @@ def owner_definition(evidences: Sequence[Evidence], owner: str) -> Evidence | No
     last = owner.rsplit(".", 1)[-1]
     if last[:1].islower():
         # A top-level definition of that very name (`ttl_cache`) is the owner itself.
-        top = next((e for e in evidences if e.hit.symbol == last), None)
+        top = next(
+            (e for e in evidences if e.hit.symbol == last and is_code_definition(e.hit)), None
+        )
         cls = next((e for e in evidences if _class_named(e.hit, last)), None)
         if top or cls:
             return top or cls
@@ -651,7 +717,6 @@ def owner_definition(evidences: Sequence[Evidence], owner: str) -> Evidence | No
 
 
 _RETURNS = re.compile(r"\)\s*(?:->|:)\s*([A-Z]\w*)")
-_STUB = re.compile(r"\.(?:pyi|d\.ts)$")
 
 
 def returned_type(member: NamedMember, source: EvidenceSource) -> str:
@@ -668,11 +733,6 @@ def returned_type(member: NamedMember, source: EvidenceSource) -> str:
     return ""
 
 
-def is_stub(path: str) -> bool:
-    """A type stub (`.pyi`, `.d.ts`): the declaration of code that lives elsewhere."""
-    return bool(_STUB.search(path))
-
-
 def _class_named(hit: SearchHit, variable: str) -> bool:
     """The hit is a class the variable is named after: `Cache` for `cache`, `RetryCallState`
     for `retry_state` (the variable's parts, in order, among the class's)."""
@@ -686,9 +746,13 @@ def _class_named(hit: SearchHit, variable: str) -> bool:
 
 
 def _in_module(path: str, owner: str) -> bool:
-    """`path` is the module `owner` names (`keys` -> `src/pkg/keys.py`, `a.b` -> `a/b.ts`)."""
-    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
-    return bool(stem) and stem == owner.rsplit(".", 1)[-1] and not is_test_path(path)
+    """`path` is in the module or package `owner` names (`keys` -> `src/pkg/keys.py`, `a.b`
+    -> `a/b.ts`; a package is a folder: `decor` -> `decor/name.go`, `pkg` ->
+    `src/pkg/i18n.py`)."""
+    last = owner.rsplit(".", 1)[-1]
+    *folders, name = path.split("/")
+    stem = name.split(".", 1)[0]
+    return bool(last) and (stem == last or last in folders) and not is_test_path(path)
 
 
 def context_paths(
@@ -824,7 +888,7 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
     does not exist makes the whole list look unanswerable, yet its owner is the answer's
     neighbour. Only definitions of a named owner are returned, at most NEIGHBOUR_HITS; for a
     bare name the index lacks, its neighbours (strict_neighbour_hits)."""
-    named = resolve_owners(named_members(question), source)
+    named = resolve_owners(named_members(question), source, question)
     members = [m for m in named if not m.strict]
     owners = {m.owner.rsplit(".", 1)[-1] for m in members if m.owner}
     if not named:
@@ -889,12 +953,13 @@ def strict_neighbour_hits(
             wide = max(params.top_k, 20)
             owner_q = replace(params, query=last, rewrite=None, min_score=None, top_k=wide)
             found = source.search(owner_q)
-            top = [h for h in found if h.symbol == last]
+            top = [h for h in found if h.symbol == last and is_code_definition(h)]
             cls = [h for h in found if last[:1].islower() and _class_named(h, last)]
             owner_hits = top or cls or [h for h in found if _owner_rank(h.symbol, {last}) == 0]
             out += owner_hits[:1]
-            if not owner_hits:  # `keys.instancekey`: the module `keys`
-                module = [h for h in found if _in_module(h.path, last)]
+            if not owner_hits:  # `keys.instancekey`: the module `keys`; `decor.X`: `decor/`
+                # The question's own hits there first: a package holds many definitions.
+                module = [h for h in [*hits, *found] if _in_module(h.path, last)]
         words = " ".join(name_parts(m.name)) or m.name
         by_name = source.search(replace(params, query=words, rewrite=None, min_score=None))
         # Each strong part alone (`patches` of `revertPatches`): the names sharing it
@@ -904,6 +969,15 @@ def strict_neighbour_hits(
             for p in strong_parts(m.name)[:2]
             for h in source.search(replace(params, query=p, rewrite=None, min_score=None))
         ]
+        # The name with a word swapped for one of the same sense, when a symbol is so named
+        # (`cache_clear` for `cache_invalidate`): searched for its definition.
+        by_sense = [
+            h
+            for v in same_sense_names(m.name)
+            if defined(v, source)
+            for h in source.search(replace(params, query=v, rewrite=None, min_score=None))
+            if h.symbol.rsplit(".", 1)[-1] == v
+        ]
         # The definitions of the other names the question writes (`createDraft` beside a
         # missing `discardDraft`): where its own words point.
         by_other = [
@@ -912,23 +986,42 @@ def strict_neighbour_hits(
             for h in source.search(replace(params, query=o, rewrite=None, min_score=None))
             if h.symbol.rsplit(".", 1)[-1] == o
         ]
-        pool = [*module, *hits, *by_name, *by_other, *by_part]
+        pool = [*module, *hits, *by_name, *by_other, *by_part, *by_sense]
         context = context_paths(question, named, source)
-        i, alike = spelled_neighbour(m.name, [(h, h.text) for h in pool], question, context)
-        if i >= 0:
+        i, alike = spelled_neighbour(
+            m.name,
+            [(h, h.text) for h in pool],
+            question,
+            context,
+            member=bool(m.owner) and not module,
+        )
+        caller: SearchHit | None = None
+        if i >= 0 and internal(alike, pool[i].language) and not internal(m.name, pool[i].language):
+            # An internal name the pool has no public caller of: its callers searched.
+            found = source.search(replace(params, query=alike, rewrite=None, min_score=None))
+            at = public_caller(alike, [(h, h.text) for h in found])
+            caller = found[at] if at >= 0 else None
+        if caller is not None:
+            out.append(caller)
+        elif i >= 0:
             out.append(pool[i])
-            # Where the name spelled alike is defined (in the question's context first), when
-            # the passage only mentions it or is a copy elsewhere.
-            if (context and pool[i].path not in context) or not (
+            # Where the name spelled alike is defined (in the question's context first, then
+            # in a file the question names: "the inotify limit"), when the passage only
+            # mentions it or is a copy elsewhere.
+            said = question_words(question)
+            elsewhere = (context and pool[i].path not in context) or not (
                 pool[i].symbol.rsplit(".", 1)[-1] == alike or defines(pool[i].text, alike)
-            ):
+            )
+            if elsewhere or not file_words(pool[i].path) & said:
                 found = source.search(replace(params, query=alike, rewrite=None, min_score=None))
                 named_so = [
                     h
                     for h in found
-                    if h.symbol.rsplit(".", 1)[-1] == alike or defines(h.text, alike)
+                    if (h.symbol.rsplit(".", 1)[-1] == alike or defines(h.text, alike))
+                    # Only to find a copy in a named file, no other copy is added.
+                    and (elsewhere or file_words(h.path) & said)
                 ]
-                named_so.sort(key=lambda h: h.path not in context)
+                named_so.sort(key=lambda h: (h.path not in context, not file_words(h.path) & said))
                 out += named_so[:1]
         elif module:
             out.append(module[0])

@@ -14,31 +14,52 @@ from __future__ import annotations
 import builtins
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from code_compass_server.answer.verify import identifiers
 from code_compass_server.query.lexicon import portuguese_lexicon
 from code_compass_server.records import SearchHit
 
 _BACKTICK = re.compile(r"`([^`]+)`")
+# A method called on a call's result (`BarStyle().Head("=>")`): the method, owned by the call.
+_CHAINED = re.compile(r"\b([A-Za-z_]\w*)\([^()]*\)\.([A-Za-z_]\w*)\s*\(")
 # `name=value` in prose: a keyword argument, code by its position ("pass gaussian=True").
 _KWARG = re.compile(r"(?<![\w.=!<>])([A-Za-z_][A-Za-z0-9_]{2,})=(?!=)")
 # Identifier parts: snake_case pieces, camelCase humps, digits.
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # Code-shaped identifiers a passage holds (one part alone is a word, not a name).
 _TEXT_IDENT = re.compile(
-    r"(?<![\w])(?:_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)"
+    r"(?<![\w])(?:_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*"
+    r"|[A-Z]{2,}[a-z]\w*)"  # an acronym first: `WCSyncWidth`, `HTTPServer`
 )
 # Parts too common to make two names alike on their own.
 _WEAK_PARTS = frozenset(
     {"get", "set", "is", "has", "new", "the", "to", "of", "on", "in", "by", "for", "with"}
     | {"from", "and", "or", "not", "no", "if", "do", "at", "as", "max", "min"}
 )
+# Words that name the same action or measure in identifiers (`dropBar` is what a `RemoveBar`
+# would be, `cache_clear` a `cache_invalidate`): a shared part when two names differ by them.
+_SAME_SENSE = (
+    {"remove", "delete", "drop", "discard", "erase", "clear", "evict", "purge", "invalidate"},
+    {"add", "insert", "append", "push"},
+    {"fetch", "read", "load", "retrieve", "lookup"},
+    {"put", "write", "store", "save"},
+    {"start", "begin", "launch"},
+    {"stop", "halt", "cancel", "abort", "terminate", "shutdown"},
+    {"create", "make", "build", "construct"},
+    {"count", "size", "length", "len", "total"},
+    {"maximum", "max", "upper", "ceil", "ceiling"},
+    {"minimum", "min", "lower", "floor"},
+    {"error", "err", "exception", "failure"},
+    {"callback", "hook", "listener", "handler"},
+)
+_SENSE = {w: i for i, group in enumerate(_SAME_SENSE) for w in group}
+_SAME_SENSE_OF = {**dict(enumerate(_SAME_SENSE)), -1: set()}
 PARTS_MIN = 0.5  # share of the longer name's parts two names must have in common
 SPELLED_MIN = 0.75  # or this SequenceMatcher ratio of the lower-cased names
 # Names of the languages themselves, not of a workspace (`KeyboardInterrupt`, `Promise`): a
 # question about how the code treats them names nothing missing.
-_LANGUAGE_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_")) | frozenset(
+LANGUAGE_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_")) | frozenset(
     {"Promise", "Object", "Array", "JSON", "Map", "Set", "WeakMap", "WeakSet", "Symbol"}
     | {"Error", "TypeError", "RangeError", "SyntaxError", "AbortController", "AbortSignal"}
     | {"setTimeout", "setInterval", "clearTimeout", "clearInterval", "queueMicrotask"}
@@ -58,8 +79,11 @@ def bare_names(question: str) -> list[tuple[str, str]]:
     for tok in [*identifiers(question), *(t for span in spans for t in span)]:
         name = tok.split("(", 1)[0]
         owner, _, last = name.rpartition(".")
-        if last and not last[0].isdigit() and last not in _LANGUAGE_NAMES:
+        if last and not last[0].isdigit() and last not in LANGUAGE_NAMES:
             out.setdefault(last, owner)
+    for m in _CHAINED.finditer(question):
+        if m.group(2) not in LANGUAGE_NAMES:
+            out.setdefault(m.group(2), m.group(1))
     for m in _KWARG.finditer(question):
         out.setdefault(m.group(1), "")
     return list(out.items())
@@ -78,6 +102,23 @@ def name_parts(name: str) -> list[str]:
     return [p.lower() for p in _PART.findall(name.lstrip("-"))]
 
 
+def same_sense_names(name: str) -> list[str]:
+    """`name` spelled with one word swapped for one of the same sense, in its own style and
+    with either first letter (`cache_invalidate` -> `cache_clear`, ...; `RemoveBar` ->
+    `dropBar`, ...): names to look up, not guesses to cite."""
+    parts = name_parts(name)
+    out: list[str] = []
+    for i, p in enumerate(parts):
+        for w in sorted(_SAME_SENSE_OF[_SENSE.get(p, -1)] - {p}):
+            swapped = [*parts[:i], w, *parts[i + 1 :]]
+            if "_" in name.strip("_"):
+                out.append("_".join(swapped))
+            else:
+                camel = swapped[0] + "".join(x.capitalize() for x in swapped[1:])
+                out += [camel, camel[:1].upper() + camel[1:]]
+    return out
+
+
 def strong_parts(name: str) -> list[str]:
     """The parts of a name that make two names alike (not `get`, `max`; 4 letters or more)."""
     return [p for p in name_parts(name) if p not in _WEAK_PARTS and len(p) >= 4]
@@ -85,9 +126,11 @@ def strong_parts(name: str) -> list[str]:
 
 def likeness(a: str, b: str) -> float:
     """How alike two names are: the share of the longer one's parts they have in common
-    (a weak part alone does not count), or their spelling ratio, whichever is higher."""
+    (words of the same sense count: `drop` for `remove`; a weak part alone does not count),
+    or their spelling ratio, whichever is higher."""
     pa, pb = name_parts(a), name_parts(b)
-    shared = [p for p in pa if p in pb]
+    senses = {_SENSE[p] for p in pb if p in _SENSE}
+    shared = [p for p in pa if p in pb or _SENSE.get(p, -1) in senses]
     strong = [p for p in shared if p not in _WEAK_PARTS and len(p) >= 3]
     parts = len(shared) / max(len(pa), len(pb)) if pa and pb and strong else 0.0
     ratio = difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
@@ -106,10 +149,16 @@ def is_test_path(path: str) -> bool:
 
 def defines(text: str, name: str) -> bool:
     """The passage assigns or declares `name` at a line's start (`ErrX = errors.New(...)`
-    in a Go var block, `NAME = 3`, `const name =`): a definition with no symbol of its own."""
+    in a Go var block, `NAME = 3`, `const name =`), or alone on an indented line of a Go
+    `const (` block (`ET_STYLE_MMSS` after an `iota`): a definition with no symbol of its
+    own."""
     e = re.escape(name)
     return bool(
         re.search(rf"(?m)^[ \t]*(?:var |const |let |export const )?{e}\s*(?::=|=(?!=))", text)
+        or (
+            re.search(r"\bconst \($", text, re.M)
+            and re.search(rf"(?m)^[ \t]+{e}[ \t]*(?://.*)?$", text)
+        )
     )
 
 
@@ -126,23 +175,33 @@ def candidate_names(hit: SearchHit, text: str) -> Iterable[tuple[str, bool]]:
 
 def spelled_neighbour(
     name: str,
-    passages: Iterable[tuple[SearchHit, str]],
+    passages: Sequence[tuple[SearchHit, str]],
     question: str = "",
     context_paths: frozenset[str] = frozenset(),
+    member: bool = False,
 ) -> tuple[int, str]:
     """(index of the passage, name) of the name spelled most like `name` among the passages
     (first a name the question's own words point to: one it writes (`createDraft`) or whose
     other parts it says ("apply the inverse ones" for `applyPatches`, over a `GeneratePatches`
-    spelled closer); then the most alike, a definition before a mention, one in a file
-    defining another name of the question (`context_paths`: `LRUCache`'s file, not a copy in
-    another module), code before tests and docs, then list order); (-1, "") when none is
-    alike enough."""
-    best: tuple[tuple[int, float, int, int, float, int, int], int, str] | None = None
+    spelled closer); then the most alike; then one of the same kind (`member`: the name was
+    written on a value, `p.RemoveBar(...)`: a method before a function); one the caller can
+    use (public, when `name` is); a definition before a mention, one in a file defining
+    another name of the question (`context_paths`: `LRUCache`'s file, not a copy in another
+    module), code before tests and docs; of two copies the one whose file the question
+    names, then the nearer the root; then list order). An internal name chosen for a public
+    one gives way to the public definition calling it (`Abort` calling `dropBar`). With no
+    name alike enough, a name ending with the noun written beside it (_headed), else the
+    code definition whose own text says the name's words ("Set `locale` as the current
+    locale" for `set_locale`); (-1, "") when none."""
+    best: (
+        tuple[tuple[int, float, int, int, int, int, float, int, int, int, int], int, str] | None
+    ) = None
     want = name.lstrip("-")
     # The missing name's own words point nowhere (`cache` of `cache_exceptions`).
     said = question_words(re.sub(rf"(?<!\w){re.escape(want)}(?!\w)", " ", question))
     for i, (hit, text) in enumerate(passages):
-        code = 0 if is_code_definition(hit) else 1
+        # Code before a stub (the declaration of code living elsewhere), tests and docs.
+        code = (1 if is_stub(hit.path) else 0) if is_code_definition(hit) else 2
         here = 0 if hit.path in context_paths else 1
         for cand, defined in candidate_names(hit, text):
             if cand == want or cand.lower() == want.lower():
@@ -153,7 +212,115 @@ def spelled_neighbour(
             tie = difflib.SequenceMatcher(None, want.lower(), cand.lower()).ratio()
             own = set(strong_parts(cand)) - set(name_parts(want))
             pointed = 0 if cand in said or (own and own <= said) else 1
-            key = (pointed, -round(score, 2), 0 if defined else 1, here, -round(tie, 2), code, i)
+            kind = 0 if not member or _is_method(hit, cand) else 1
+            hidden = 1 if _hidden(hit, cand) and not internal(want, hit.language) else 0
+            key = (
+                pointed,
+                -round(score, 2),
+                kind,
+                hidden,
+                0 if defined else 1,
+                here,
+                -round(tie, 2),
+                code,
+                # Copies of one name: one whose file the question names ("the inotify
+                # limit": backend_inotify.go), the package's own module before a
+                # subpackage's (the sync class before its asyncio twin).
+                0 if file_words(hit.path) & said else 1,
+                hit.path.count("/"),
+                i,
+            )
             if best is None or key < best[0]:
                 best = (key, i, cand)
+    if best is None:
+        headed = _headed(want, passages, question)
+        return headed if headed[0] >= 0 else _described(want, passages)
+    i, cand = best[1], best[2]
+    if internal(cand, passages[i][0].language) and not internal(want, passages[i][0].language):
+        caller = public_caller(cand, passages)
+        if caller >= 0:
+            return caller, passages[caller][0].symbol.rsplit(".", 1)[-1]
+    return i, cand
+
+
+def file_words(path: str) -> set[str]:
+    """The words of a file's name (`backend_inotify.go` -> backend, inotify), 4 letters on."""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    return {w for w in re.split(r"[_\W]+", stem.lower()) if len(w) >= 4}
+
+
+def _is_method(hit: SearchHit, cand: str) -> bool:
+    """`cand` is the passage's own symbol and a member of a type (`Progress.dropBar`)."""
+    return "." in hit.symbol and hit.symbol.rsplit(".", 1)[-1] == cand
+
+
+def _hidden(hit: SearchHit, cand: str) -> bool:
+    """`cand` is internal, or the passage's own member of an internal type
+    (`_WrapperBase.cache`)."""
+    owners = hit.symbol.split(".")[:-1] if _is_method(hit, cand) else []
+    return any(internal(n, hit.language) for n in [*owners, cand])
+
+
+_STUB = re.compile(r"\.(?:pyi|d\.ts)$")
+
+
+def is_stub(path: str) -> bool:
+    """A type stub (`.pyi`, `.d.ts`): the declaration of code that lives elsewhere."""
+    return bool(_STUB.search(path))
+
+
+def internal(name: str, language: str) -> bool:
+    """A name its package keeps to itself: `_private`, or lower-case in Go."""
+    return name.startswith("_") or (language == "go" and name[:1].islower())
+
+
+def public_caller(name: str, passages: Sequence[tuple[SearchHit, str]]) -> int:
+    """Index of the first public code definition among the passages that calls `name`
+    (`Bar.Abort` calling `dropBar`: how a user reaches an internal function); -1 if none."""
+    call = re.compile(rf"(?<![\w]){re.escape(name)}\s*\(")
+    for i, (hit, text) in enumerate(passages):
+        own = hit.symbol.rsplit(".", 1)[-1]
+        if (
+            is_code_definition(hit)
+            and own != name
+            and not internal(own, hit.language)
+            and call.search(text)
+        ):
+            return i
+    return -1
+
+
+def _headed(name: str, passages: Sequence[tuple[SearchHit, str]], question: str) -> tuple[int, str]:
+    """(index, name) of the first name of the code passages (a definition first) whose last
+    word is the noun the question writes beside `name` ("an on_giveup callback", "um
+    callback on_giveup" -> `retry_error_callback`: a name ends with what kind of thing it
+    is), a word of the same sense counted; (-1, "") when none."""
+    e = re.escape(name)
+    beside = re.findall(
+        rf"(?<![\w`]){e}`?\s+([a-z]{{4,}})\b|\b([a-z]{{4,}})\s+`?{e}(?![\w`])", question
+    )
+    heads = {w for pair in beside for w in pair if w}
+    senses = {_SENSE[w] for w in heads if w in _SENSE}
+    best: tuple[tuple[int, int, int], int, str] | None = None
+    for i, (hit, text) in enumerate(passages):
+        for cand, defined in candidate_names(hit, text):
+            last = name_parts(cand)[-1:] or [""]
+            if cand != name and (last[0] in heads or _SENSE.get(last[0], -1) in senses):
+                key = (hit.path.count("/"), 0 if defined else 1, i)
+                if best is None or key < best[0]:
+                    best = (key, i, cand)
     return (best[1], best[2]) if best else (-1, "")
+
+
+def _described(name: str, passages: Sequence[tuple[SearchHit, str]]) -> tuple[int, str]:
+    """(index, symbol) of the first code definition whose text says the words of `name` in
+    order ("Set `locale`", "sets the locale" for `set_locale`); (-1, "") when none does."""
+    parts = name_parts(name)
+    if len(parts) < 2 or not strong_parts(name):
+        return -1, ""
+    gap = r"[\s`'\"*]+(?:(?:the|a|an)\s+`?)?"
+    said = re.compile(r"\b" + gap.join(rf"{re.escape(p)}\w{{0,3}}" for p in parts) + r"\b", re.I)
+    for i, (hit, text) in enumerate(passages):
+        if is_code_definition(hit) and said.search(text):
+            return i, hit.symbol.rsplit(".", 1)[-1]
+    return -1, ""
