@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from code_compass_server.answer import AskRequest, ask
+from code_compass_server.engine import Engine
 from code_compass_server.records import SearchHit, SearchParams
 
 _STOP = {
@@ -220,3 +222,15 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def source(workspace: Path) -> FileSource:
     return FileSource({"main": workspace}).index()
+
+
+def nearest_of_absent(question: str, engine: Engine, name: str) -> dict:  # type: ignore[type-arg]
+    """The neighbour an offline ask cites for `name`, asserting it was said absent (in the
+    answer's `absent` and text, the state not OK, no model called)."""
+    ans = ask(AskRequest(question), engine)
+    absent = {a["name"]: a for a in ans.to_json()["absent"]}
+    assert name in absent, ans.answer
+    assert ans.state != "OK" and not ans.meta["llmCalled"]
+    assert f"`{name}`" in ans.answer
+    nearest: dict = absent[name]["nearest"]  # type: ignore[type-arg]
+    return nearest

@@ -15,6 +15,7 @@ from code_compass_server.answer import AskRequest, ask
 from code_compass_server.answer.absent import named_members
 from code_compass_server.answer.near_names import bare_names
 from code_compass_server.engine import Engine
+from tests.answer.conftest import nearest_of_absent
 
 CACHES_PY = '''\
 """Caches with a maximum size."""
@@ -175,16 +176,6 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     eng.close()
 
 
-def _nearest(question: str, engine: Engine, name: str) -> dict:  # type: ignore[type-arg]
-    ans = ask(AskRequest(question), engine)
-    absent = {a["name"]: a for a in ans.to_json()["absent"]}
-    assert name in absent, ans.answer
-    assert ans.state != "OK" and not ans.meta["llmCalled"]
-    assert f"`{name}`" in ans.answer
-    nearest: dict = absent[name]["nearest"]  # type: ignore[type-arg]
-    return nearest
-
-
 def test_a_name_spelled_only_alike_is_absent_and_cites_the_definition_in_the_question_file(
     engine: Engine,
 ) -> None:
@@ -194,38 +185,40 @@ def test_a_name_spelled_only_alike_is_absent_and_cites_the_definition_in_the_que
         "what's the right value for max_size if I want an LRUCache holding 1000 entries?",
         "qual o valor certo de max_size se eu quero um LRUCache com 1000 entradas?",
     ):
-        near = _nearest(question, engine, "max_size")
+        near = nearest_of_absent(question, engine, "max_size")
         assert near["path"] == "caches/__init__.py", near
 
 
 def test_a_plain_word_beside_an_acronym_class_name_cites_that_class(engine: Engine) -> None:
     question = "RRCache — which seed parameter do I give it to get reproducible evictions?"
-    near = _nearest(question, engine, "seed")
+    near = nearest_of_absent(question, engine, "seed")
     assert near["path"] == "caches/__init__.py" and near["symbol"].startswith("RRCache"), near
 
 
 def test_a_lower_case_receiver_is_the_class_named_after_it(engine: Engine) -> None:
-    near = _nearest("can I grow a running cache with cache.resize(5000)?", engine, "resize")
+    near = nearest_of_absent(
+        "can I grow a running cache with cache.resize(5000)?", engine, "resize"
+    )
     assert near["symbol"] == "Cache" and near["path"] == "caches/__init__.py", near
 
 
 def test_a_module_owner_cites_its_module(engine: Engine) -> None:
     question = "for a method I want self included in the key; should I use `keys.instancekey`?"
-    near = _nearest(question, engine, "instancekey")
+    near = nearest_of_absent(question, engine, "instancekey")
     assert near["path"] == "caches/keys.py", near
 
 
 def test_a_field_of_a_function_s_result_cites_the_type_it_returns(engine: Engine) -> None:
     # cache_info() returns CacheInfo (said by the stub); its definition in code, not the stub.
     question = "does the `evictions` field in cache_info() count expired items too?"
-    near = _nearest(question, engine, "evictions")
+    near = nearest_of_absent(question, engine, "evictions")
     assert near["symbol"] == "CacheInfo" and near["path"] == "caches/info.py", near
 
 
 def test_the_question_s_other_name_is_the_neighbour_among_names_alike(engine: Engine) -> None:
     # `isDraft` is spelled as close to `discardDraft`; the question writes `createDraft`.
     question = "if the user cancels, do I call discardDraft on the draft from createDraft?"
-    assert _nearest(question, engine, "discardDraft")["symbol"] == "Immer.createDraft"
+    assert nearest_of_absent(question, engine, "discardDraft")["symbol"] == "Immer.createDraft"
 
 
 @pytest.mark.parametrize(
@@ -238,12 +231,12 @@ def test_the_question_s_other_name_is_the_neighbour_among_names_alike(engine: En
 def test_the_question_s_words_choose_among_names_alike(engine: Engine, question: str) -> None:
     # "apply" (Portuguese "aplicar" through the lexicon) points to `applyPatches`, not to
     # `enablePatches` spelled as close.
-    assert _nearest(question, engine, "revertPatches")["symbol"] == "Immer.applyPatches"
+    assert nearest_of_absent(question, engine, "revertPatches")["symbol"] == "Immer.applyPatches"
 
 
 def test_an_object_literal_option_of_a_call_cites_the_call(engine: Engine) -> None:
     question = "enableMapSet({ draftKeys: true }) — are object keys of a Map drafted then?"
-    assert _nearest(question, engine, "draftKeys")["symbol"] == "enableMapSet"
+    assert nearest_of_absent(question, engine, "draftKeys")["symbol"] == "enableMapSet"
 
 
 def test_an_attribute_the_writer_assigns_is_never_absent(engine: Engine) -> None:

@@ -22,6 +22,7 @@ from code_compass_server.answer.near_names import (
 )
 from code_compass_server.engine import Engine
 from code_compass_server.records import SearchHit
+from tests.answer.conftest import nearest_of_absent
 
 BAR_GO = """\
 package bars
@@ -264,16 +265,6 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     eng.close()
 
 
-def _nearest(question: str, engine: Engine, name: str) -> dict:  # type: ignore[type-arg]
-    ans = ask(AskRequest(question), engine)
-    absent = {a["name"]: a for a in ans.to_json()["absent"]}
-    assert name in absent, ans.answer
-    assert ans.state != "OK" and not ans.meta["llmCalled"]
-    assert f"`{name}`" in ans.answer
-    nearest: dict = absent[name]["nearest"]  # type: ignore[type-arg]
-    return nearest
-
-
 @pytest.mark.parametrize(
     "question",
     [
@@ -284,7 +275,7 @@ def _nearest(question: str, engine: Engine, name: str) -> dict:  # type: ignore[
 def test_a_method_chained_or_capitalized_beside_a_method_word_cites_its_owner(
     engine: Engine, question: str
 ) -> None:
-    near = _nearest(question, engine, "Head")
+    near = nearest_of_absent(question, engine, "Head")
     assert near["path"] == "style.go" and near["symbol"] == "Style", near
 
 
@@ -305,7 +296,7 @@ def test_an_owner_the_index_does_not_define_gives_way_to_one_it_does(engine: Eng
         "naturaldelta has minimum_unit; how do I use its maximum_unit option?",
         "o naturaldelta tem minimum_unit; como uso a opção maximum_unit dele?",
     ):
-        near = _nearest(question, engine, "maximum_unit")
+        near = nearest_of_absent(question, engine, "maximum_unit")
         assert near["symbol"] == "naturaldelta", near
     # the parameter it has is never absent
     ans = ask(AskRequest("naturaldelta has months; how do I use its minimum_unit option?"), engine)
@@ -315,13 +306,13 @@ def test_an_owner_the_index_does_not_define_gives_way_to_one_it_does(engine: Eng
 def test_a_package_owner_cites_the_function_saying_the_name_s_words(engine: Engine) -> None:
     # Not the README section titled after the package: the function whose doc says
     # "Set `locale`".
-    near = _nearest("is humanely.set_locale('fr_FR') thread-local?", engine, "set_locale")
+    near = nearest_of_absent("is humanely.set_locale('fr_FR') thread-local?", engine, "set_locale")
     assert near["path"] == "src/humanely/i18n.py" and near["symbol"] == "activate", near
 
 
 def test_a_go_package_owner_is_its_folder(engine: Engine) -> None:
     question = "for left-aligned columns should I pass decor.WCSyncWidthL to decor.Name?"
-    near = _nearest(question, engine, "WCSyncWidthL")
+    near = nearest_of_absent(question, engine, "WCSyncWidthL")
     assert near["path"] == "decor/decorator.go", near
     ans = ask(AskRequest(question), engine)
     assert "`WCSyncWidth`" in ans.answer
@@ -330,7 +321,7 @@ def test_a_go_package_owner_is_its_folder(engine: Engine) -> None:
 def test_a_constant_of_a_go_const_block_is_cited_where_it_is_declared(engine: Engine) -> None:
     # `ET_STYLE_MMSS` is declared alone on its line after an `iota`; the switch only uses it.
     question = "what does decor.Elapsed(decor.ET_STYLE_SECONDS) print, just seconds?"
-    near = _nearest(question, engine, "ET_STYLE_SECONDS")
+    near = nearest_of_absent(question, engine, "ET_STYLE_SECONDS")
     assert near["path"] == "decor/decorator.go", near
     assert "`ET_STYLE_MMSS`" in ask(AskRequest(question), engine).answer
 
@@ -344,7 +335,7 @@ def test_an_internal_name_of_the_same_sense_gives_way_to_its_public_caller(
         "does p.RemoveBar(bar) block until the bar has disappeared?",
         "o p.RemoveBar(bar) bloqueia até a barra sumir?",
     ):
-        near = _nearest(question, engine, "RemoveBar")
+        near = nearest_of_absent(question, engine, "RemoveBar")
         assert near["symbol"] == "Bar.Abort" and near["path"] == "bar.go", near
 
 
@@ -352,7 +343,7 @@ def test_a_name_of_the_same_sense_is_the_neighbour_among_names_sharing_a_part(
     engine: Engine,
 ) -> None:
     question = "does the memoized wrapper have a cache_invalidate method taking the same args?"
-    near = _nearest(question, engine, "cache_invalidate")
+    near = nearest_of_absent(question, engine, "cache_invalidate")
     assert near["symbol"] == "_Wrapper.cache_clear", near
 
 
@@ -360,7 +351,7 @@ def test_of_copies_of_a_name_the_one_in_the_file_the_question_names(engine: Engi
     question = (
         "is there a WatchCount method to know how many watches I used against the inotify limit?"
     )
-    near = _nearest(question, engine, "WatchCount")
+    near = nearest_of_absent(question, engine, "WatchCount")
     assert near["path"] == "notify/backend_inotify.go", near
 
 
@@ -412,6 +403,6 @@ def test_a_name_ending_with_the_noun_written_beside_the_missing_one(
 ) -> None:
     # Nothing is spelled like `on_giveup`; "callback" is what it is: `retry_error_callback`,
     # in the package's own module before its asyncio twin.
-    near = _nearest(question, engine, "on_giveup")
+    near = nearest_of_absent(question, engine, "on_giveup")
     assert near["path"] == "retrying/__init__.py", near
     assert "`retry_error_callback`" in ask(AskRequest(question), engine).answer
