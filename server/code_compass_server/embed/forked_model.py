@@ -99,8 +99,7 @@ class ForkedModel:
                     raise ForkedModelFailed(f"the child loaded {header.get('modelId')}")
                 self._ready = True
             except (ForkedModelFailed, ValueError) as exc:
-                self.failure = str(exc)
-                self.close()
+                self._fail(str(exc))
         return self._ready
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -113,35 +112,24 @@ class ForkedModel:
             _send(self._to, text.encode("utf-8", "surrogatepass"))
             vec = np.frombuffer(self._receive(FORKED_MODEL_WAIT_S), dtype="<f4")
         except (OSError, ForkedModelFailed) as exc:
-            self.failure = str(exc)
-            self.close()
-            raise ForkedModelFailed(self.failure) from exc
+            raise self._fail(str(exc)) from exc
         if vec.shape != (self.dims,):
-            self.failure = f"a vector of {vec.shape} from the child"
-            self.close()
-            raise ForkedModelFailed(self.failure)
+            raise self._fail(f"a vector of {vec.shape} from the child")
         return vec.astype(np.float32)
 
-    def _receive(self, timeout: float) -> bytes:
-        head = self._read(_SIZE.size, timeout)
-        (size,) = _SIZE.unpack(head)
-        return self._read(size, timeout)
+    def _fail(self, reason: str) -> ForkedModelFailed:
+        """Remember why, end the child: the caller loads the model itself from now on."""
+        self.failure = reason
+        self.close()
+        return ForkedModelFailed(reason)
 
-    def _read(self, size: int, timeout: float) -> bytes:
-        fd = self._from
-        if fd is None:
+    def _receive(self, timeout: float) -> bytes:
+        if self._from is None:
             raise ForkedModelFailed("the child is closed")
-        got = bytearray()
-        deadline = time.monotonic() + timeout
-        while len(got) < size:
-            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                raise ForkedModelFailed(f"no answer from the child in {timeout:.0f} s")
-            chunk = os.read(fd, size - len(got))
-            if not chunk:
-                raise ForkedModelFailed("the child exited without an answer")
-            got += chunk
-        return bytes(got)
+        message = _read_message(self._from, timeout)
+        if message is None:
+            raise ForkedModelFailed("the child exited without an answer")
+        return message
 
     def close(self) -> None:
         """End the child (it exits when its input closes; killed if it is still loading) and
@@ -213,17 +201,23 @@ def _send(fd: int, payload: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _read_message(fd: int) -> bytes | None:
-    """One message, or None at the end of the input."""
-    head = _read_exactly(fd, _SIZE.size)
+def _read_message(fd: int, timeout: float | None = None) -> bytes | None:
+    """One message (both ends read them so), or None at the end of the input; with a
+    `timeout`, ForkedModelFailed when it has not fully come by then."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    head = _read_exactly(fd, _SIZE.size, deadline)
     if head is None:
         return None
-    return _read_exactly(fd, _SIZE.unpack(head)[0])
+    return _read_exactly(fd, _SIZE.unpack(head)[0], deadline)
 
 
-def _read_exactly(fd: int, size: int) -> bytes | None:
+def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes | None:
     got = bytearray()
     while len(got) < size:
+        if deadline is not None:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                raise ForkedModelFailed("no answer from the child in time")
         chunk = os.read(fd, size - len(got))
         if not chunk:
             return None

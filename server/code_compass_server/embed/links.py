@@ -112,14 +112,6 @@ class EmbeddingLinks:
         else:
             forked.close()
 
-    def _forked_model(self) -> ForkedModel | None:
-        """The child's model once it is loaded, None when there is none or it failed."""
-        forked = self._forked
-        if forked is not None and not forked.usable():
-            log.info("the forked query model failed (%s): loading the model", forked.failure)
-            self._forked = forked = None
-        return forked
-
     def has_vectors(self, project: str) -> bool:
         """The project's chunks get vectors (a writer's link, or read by a query process)."""
         with self._lock:
@@ -237,21 +229,18 @@ class EmbeddingLinks:
             return None
 
         def semantic(project: Project, params: SearchParams, limit: int) -> list[Candidate]:
-            if self._forked is not None:
-                store = self._store(project.name, self._forked)  # numpy loads meanwhile
-                forked = self._forked_model()
-                if forked is not None:
-                    if store is None:
-                        return []
-                    from code_compass_server.embed.forked_model import ForkedModelFailed
+            forked = self._forked
+            if forked is not None:
+                store = self._store(project.name, forked)  # numpy loads while the child does
+                if store is None:
+                    return []
+                from code_compass_server.embed.forked_model import ForkedModelFailed
 
-                    try:
-                        return semantic_candidates(
-                            project, params, limit, embedder=forked, store=store
-                        )
-                    except ForkedModelFailed as exc:
-                        log.info("the forked query model failed (%s): loading the model", exc)
-                        self._forked = None
+                try:  # waits for the child's load, then asks it for the query's vector
+                    return semantic_candidates(project, params, limit, embedder=forked, store=store)
+                except ForkedModelFailed as exc:
+                    log.info("the forked query model failed (%s): loading the model", exc)
+                    self._forked = None
             loaded = self._load_model()
             embedder = self._embedder
             store = self._store(project.name, embedder) if loaded and embedder else None
