@@ -40,6 +40,8 @@ TANTIVY_WRITER_THREADS = 1  # leave a core to the editor
 
 # --- Embeddings (the int8 ONNX all-MiniLM-L6-v2 built by scripts/setup; docs/search.md) ---
 EMBED_MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained at 256
+# Type stubs: the declarations of code that lives elsewhere (ranked, and cited, after it).
+STUB_SUFFIXES = (".pyi", ".d.ts")
 EMBED_DIMS = 384
 # what the model reads for a piece (embed/split.py); bump => re-embed (3: chunk context)
 EMBED_TEXT_FORMAT = 3

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from code_compass_server.answer.verify import identifiers
+from code_compass_server.constants import STUB_SUFFIXES
 from code_compass_server.query.lexicon import portuguese_lexicon
 from code_compass_server.records import SearchHit
 
@@ -261,12 +262,9 @@ def _hidden(hit: SearchHit, cand: str) -> bool:
     return any(internal(n, hit.language) for n in [*owners, cand])
 
 
-_STUB = re.compile(r"\.(?:pyi|d\.ts)$")
-
-
 def is_stub(path: str) -> bool:
     """A type stub (`.pyi`, `.d.ts`): the declaration of code that lives elsewhere."""
-    return bool(_STUB.search(path))
+    return path.endswith(STUB_SUFFIXES)
 
 
 def internal(name: str, language: str) -> bool:

@@ -25,6 +25,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from code_compass_server.constants import STUB_SUFFIXES
 from code_compass_server.search.candidates import Candidate
 from code_compass_server.search.signals import FEATURES, QueryInfo
 
@@ -57,7 +58,6 @@ INPUTS = BASE_INPUTS + EXTRA_INPUTS
 _CODE_KINDS = frozenset({"function", "method", "constructor"})
 _DECL_KINDS = frozenset({"interface", "type", "enum", "struct", "trait"})
 _DOC_KINDS = frozenset({"paragraph", "section"})
-_STUBS = (".pyi", ".d.ts")
 
 
 def inputs(cands: Sequence[Candidate], q: QueryInfo, zs: Sequence[float]) -> list[list[float]]:
@@ -83,7 +83,7 @@ def inputs(cands: Sequence[Candidate], q: QueryInfo, zs: Sequence[float]) -> lis
             1.0 if row.kind in _CODE_KINDS else 0.0,
             1.0 if row.kind == "class" else 0.0,
             1.0 if row.kind in _DECL_KINDS else 0.0,
-            1.0 if row.path.endswith(_STUBS) else 0.0,
+            1.0 if row.path.endswith(STUB_SUFFIXES) else 0.0,
             1.0 if row.kind in _DOC_KINDS else 0.0,
             min(len(mates), 5) / 5.0,
             max((cands[j].features.get("cos", 0.0) for j in mates), default=0.0),

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from code_compass_server.constants import SEARCH_RANK_K
+from code_compass_server.constants import SEARCH_RANK_K, STUB_SUFFIXES
 from code_compass_server.index.catalog import ChunkRow
 from code_compass_server.index.tokens import stem_words
 from code_compass_server.search.candidates import Candidate
@@ -56,7 +56,6 @@ _BEHAVIOUR = re.compile(
 )
 _CODE_KINDS = frozenset({"function", "method", "constructor"})
 _DECL_KINDS = frozenset({"interface", "type", "enum", "struct", "trait"})
-_DECL_SUFFIXES = (".pyi", ".d.ts")
 # BM25 strength saturates per query word: bm25 ~ SATURATION * words is a strong match.
 _SATURATION = 1.2
 
@@ -141,12 +140,12 @@ def compute(c: Candidate, q: QueryInfo, cos_floor: float = 0.0) -> dict[str, flo
 
 def _implementation(row: ChunkRow) -> bool:
     return (
-        row.category == "code" and row.kind in _CODE_KINDS and not row.path.endswith(_DECL_SUFFIXES)
+        row.category == "code" and row.kind in _CODE_KINDS and not row.path.endswith(STUB_SUFFIXES)
     )
 
 
 def _declaration(row: ChunkRow) -> bool:
-    return row.category == "doc" or row.kind in _DECL_KINDS or row.path.endswith(_DECL_SUFFIXES)
+    return row.category == "doc" or row.kind in _DECL_KINDS or row.path.endswith(STUB_SUFFIXES)
 
 
 def query_signals(
