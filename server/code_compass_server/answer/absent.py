@@ -914,7 +914,7 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
     )
     # A field of what a function returns: the returned type's definition, code before stubs.
     for t in dict.fromkeys(filter(None, (returned_type(m, source) for m in members))):
-        found = source.search(replace(params, query=t, rewrite=None, min_score=None))
+        found = _search_alone(source, params, t)
         ranked = (
             sorted(
                 (h for h in found if h.symbol.rsplit(".", 1)[-1] == t),
@@ -924,9 +924,18 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
         )
     if not ranked:  # the owner alone: a bare identifier is a navigation query (search/names.py)
         for owner in sorted({m.owner for m in members if m.owner}):
-            found = source.search(replace(params, query=owner, rewrite=None, min_score=None))
+            found = _search_alone(source, params, owner)
             ranked += [h for h in found if _owner_rank(h.symbol, owners) == 0][:1]
     return ranked[:NEIGHBOUR_HITS] + strict
+
+
+def _search_alone(
+    source: EvidenceSource, params: SearchParams, query: str, *, top_k: int | None = None
+) -> list[SearchHit]:
+    """The index searched for `query` as written (no rewrite) and ungated (no minScore): a
+    name's definition or its neighbours, under the question's own filters."""
+    asked = replace(params, query=query, rewrite=None, min_score=None)
+    return source.search(asked if top_k is None else replace(asked, top_k=top_k))
 
 
 def strict_neighbour_hits(
@@ -951,8 +960,7 @@ def strict_neighbour_hits(
             last = m.owner.rsplit(".", 1)[-1]
             # Wide enough for the class `Cache` of a variable `cache` below members named so.
             wide = max(params.top_k, 20)
-            owner_q = replace(params, query=last, rewrite=None, min_score=None, top_k=wide)
-            found = source.search(owner_q)
+            found = _search_alone(source, params, last, top_k=wide)
             top = [h for h in found if h.symbol == last and is_code_definition(h)]
             cls = [h for h in found if last[:1].islower() and _class_named(h, last)]
             owner_hits = top or cls or [h for h in found if _owner_rank(h.symbol, {last}) == 0]
@@ -961,21 +969,17 @@ def strict_neighbour_hits(
                 # The question's own hits there first: a package holds many definitions.
                 module = [h for h in [*hits, *found] if _in_module(h.path, last)]
         words = " ".join(name_parts(m.name)) or m.name
-        by_name = source.search(replace(params, query=words, rewrite=None, min_score=None))
+        by_name = _search_alone(source, params, words)
         # Each strong part alone (`patches` of `revertPatches`): the names sharing it
         # (`applyPatches`, `enablePatches`), for the question's words to choose among.
-        by_part = [
-            h
-            for p in strong_parts(m.name)[:2]
-            for h in source.search(replace(params, query=p, rewrite=None, min_score=None))
-        ]
+        by_part = [h for p in strong_parts(m.name)[:2] for h in _search_alone(source, params, p)]
         # The name with a word swapped for one of the same sense, when a symbol is so named
         # (`cache_clear` for `cache_invalidate`): searched for its definition.
         by_sense = [
             h
             for v in same_sense_names(m.name)
             if defined(v, source)
-            for h in source.search(replace(params, query=v, rewrite=None, min_score=None))
+            for h in _search_alone(source, params, v)
             if h.symbol.rsplit(".", 1)[-1] == v
         ]
         # The definitions of the other names the question writes (`createDraft` beside a
@@ -983,7 +987,7 @@ def strict_neighbour_hits(
         by_other = [
             h
             for o in [n.name for n in named if n.name != m.name and not n.owner][:2]
-            for h in source.search(replace(params, query=o, rewrite=None, min_score=None))
+            for h in _search_alone(source, params, o)
             if h.symbol.rsplit(".", 1)[-1] == o
         ]
         pool = [*module, *hits, *by_name, *by_other, *by_part, *by_sense]
@@ -996,9 +1000,10 @@ def strict_neighbour_hits(
             member=bool(m.owner) and not module,
         )
         caller: SearchHit | None = None
+        alike_hits: list[SearchHit] | None = None  # the name spelled alike, searched once
         if i >= 0 and internal(alike, pool[i].language) and not internal(m.name, pool[i].language):
             # An internal name the pool has no public caller of: its callers searched.
-            found = source.search(replace(params, query=alike, rewrite=None, min_score=None))
+            found = alike_hits = _search_alone(source, params, alike)
             at = public_caller(alike, [(h, h.text) for h in found])
             caller = found[at] if at >= 0 else None
         if caller is not None:
@@ -1013,10 +1018,11 @@ def strict_neighbour_hits(
                 pool[i].symbol.rsplit(".", 1)[-1] == alike or defines(pool[i].text, alike)
             )
             if elsewhere or not file_words(pool[i].path) & said:
-                found = source.search(replace(params, query=alike, rewrite=None, min_score=None))
+                if alike_hits is None:
+                    alike_hits = _search_alone(source, params, alike)
                 named_so = [
                     h
-                    for h in found
+                    for h in alike_hits
                     if (h.symbol.rsplit(".", 1)[-1] == alike or defines(h.text, alike))
                     # Only to find a copy in a named file, no other copy is added.
                     and (elsewhere or file_words(h.path) & said)
