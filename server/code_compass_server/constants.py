@@ -40,8 +40,6 @@ TANTIVY_WRITER_THREADS = 1  # leave a core to the editor
 
 # --- Embeddings (the int8 ONNX all-MiniLM-L6-v2 built by scripts/setup; docs/search.md) ---
 EMBED_MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained at 256
-# Type stubs: the declarations of code that lives elsewhere (ranked, and cited, after it).
-STUB_SUFFIXES = (".pyi", ".d.ts")
 EMBED_DIMS = 384
 # what the model reads for a piece (embed/split.py); bump => re-embed (3: chunk context)
 EMBED_TEXT_FORMAT = 3
@@ -246,6 +244,8 @@ CHUNK_MODULE_CONTEXT = True  # a Python module's docstring summary as its top-le
 CODE_MAX_NESTING = 8  # containers in containers visited for member definitions
 
 # --- Hybrid search: fusion, diversity and the calibrated score (search/) ---
+# Type stubs: the declarations of code that lives elsewhere (ranked, and cited, after it).
+STUB_SUFFIXES = (".pyi", ".d.ts")
 # Index size (chunks) the calibration's BM25 signals correspond to: the dev corpora have
 # 1,100-3,600 chunks (eval/search/corpora.json); other sizes are rescaled (search/searcher.py).
 BM25_REFERENCE_DOCS = 2500
