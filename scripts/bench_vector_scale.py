@@ -20,8 +20,15 @@ extrapolated are kept apart:
   path prefix), and recall@10 of the approximate search against the exact scan on
   --recall-queries queries (a query is a stored vector moved by noise, as a question is near
   the passage that answers it);
+- with --embed-chunks N: the real embedding worker (its thread, its save policy, a fresh
+  embedding cache, the project's model) embeds the same N of Django's chunks into an empty
+  store and into a copy of the full-size store, each in its own child process, for this code
+  and, with --baseline DIR (a checkout with the code to compare, e.g. a detached worktree),
+  for that code too: pieces/s at full size against an empty store in the same run, the saves
+  it made and the seconds they took — the rate the last stretch of a 1M-chunk index runs at;
 - extrapolated: the time to embed, from --pieces-per-s (a rate measured by bench_embed.py on
-  this machine) and the pieces left after the cache's reuse.
+  this machine), or else the rate measured at full size above, and the pieces left after the
+  cache's reuse.
 """
 
 from __future__ import annotations
@@ -197,6 +204,95 @@ def read(directory: Path, mode: str, queries: int, recall_queries: int) -> None:
     }))  # fmt: skip
 
 
+def embed_into(directory: Path, chunks: int) -> None:
+    """Child: the embedding worker embeds `chunks` of Django's chunks (the same sample in every
+    child) into the store at `directory`, empty or full; prints JSON."""
+    import dataclasses
+    import threading
+
+    from bench_embed import django_chunks
+    from code_compass_server.embed.cache import EmbeddingCache
+    from code_compass_server.embed.model import Embedder
+    from code_compass_server.embed.vectors import VectorStore
+    from code_compass_server.embed.worker import EmbeddingWorker, PendingChunk
+
+    sample = random.Random(0).sample(django_chunks(django_source()), chunks)
+    todo = [dataclasses.replace(c, project=PROJECT) for c in sample]
+    embedder = Embedder()
+    embedder.embed_query("warm up the session")
+    t0 = time.perf_counter()
+    store = VectorStore(directory, MODEL_ID, DIMS)
+    t_open = time.perf_counter() - t0
+    rows_before = store.row_count()
+    saves: list[float] = []
+    started: list[float] = []
+    lock = threading.Lock()
+
+    def take() -> list[str]:
+        started.append(time.perf_counter())
+        return []
+
+    store.set_commit_hooks(take, lambda _: saves.append(time.perf_counter() - started[-1]), list)
+
+    def fetch(n: int) -> list[PendingChunk]:
+        with lock:
+            out, todo[:n] = todo[:n], []
+            return out
+
+    with tempfile.TemporaryDirectory(dir=directory.parent) as tmp:
+        cache = EmbeddingCache(Path(tmp) / "cache.sqlite", embedder.model_id)
+        worker = EmbeddingWorker(fetch, embedder, store, cache)
+        pieces = sum(len(worker.texts_for(c)) for c in sample)
+        t0, cpu0 = time.perf_counter(), time.process_time()
+        worker.start()
+        worker.wake()
+        while not worker.wait_idle(5.0):
+            pass
+        took, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        worker.stop()
+        cache.close()
+    print(json.dumps({
+        "open_s": t_open, "rows_before": rows_before, "rows_after": store.row_count(),
+        "chunks": chunks, "pieces": pieces, "seconds": took, "cpu_s": cpu,
+        "saves": len(saves), "save_s": sum(saves), "max_save_s": max(saves, default=0.0),
+        **rss_mb(),
+    }))  # fmt: skip
+
+
+def embed_rates(full: Path, chunks: int, baseline: Path | None) -> float:
+    """Parent: embed_into an empty store and a copy of `full`, per code version; prints them;
+    returns this code's pieces/s at full size."""
+    import os
+
+    versions = [("current", None)] + ([("base", baseline)] if baseline else [])
+    at_scale = 0.0
+    for tag, checkout in versions:
+        env = dict(os.environ)
+        if checkout is not None:
+            env["PYTHONPATH"] = str(checkout / "server")
+        for size in ("empty", "full"):
+            work = Path(tempfile.mkdtemp(prefix="cc-vembed-", dir=full.parent))
+            try:
+                store = work / "store"
+                if size == "full":
+                    shutil.copytree(full, store)
+                r = child("--child", "embed", str(store), str(chunks), env=env)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+            rate = r["pieces"] / r["seconds"]
+            if tag == "current" and size == "full":
+                at_scale = rate
+            print(
+                f"embed [{tag}, {size} store: {r['rows_before']:,.0f} -> {r['rows_after']:,.0f} "
+                f"rows, opened in {r['open_s']:.1f} s]: {r['chunks']:.0f} chunks / "
+                f"{r['pieces']:.0f} pieces in {r['seconds']:.1f} s ({r['cpu_s']:.1f} s CPU): "
+                f"{rate:.1f} pieces/s; {r['saves']:.0f} saves, {r['save_s']:.1f} s in all "
+                f"(longest {r['max_save_s']:.1f} s); peak RSS {r['VmHWM']:.0f} MB",
+                flush=True,
+            )
+    return at_scale
+
+
 def real_recall(sources: list[Path], questions: Path, count: int, shares: list[float]) -> None:
     """Recall@10 of the approximate index against the exact scan on real MiniLM vectors: every
     vector of the given vector stores (`vectors.<gen>.npy`) and embedding caches
@@ -252,9 +348,9 @@ def real_recall(sources: list[Path], questions: Path, count: int, shares: list[f
             )
 
 
-def child(*args: str) -> dict[str, float]:
+def child(*args: str, env: dict[str, str] | None = None) -> dict[str, float]:
     out = subprocess.run(
-        [sys.executable, __file__, *args], capture_output=True, text=True, check=True
+        [sys.executable, __file__, *args], capture_output=True, text=True, check=True, env=env
     )
     found: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     return found
@@ -281,6 +377,11 @@ def main() -> None:
     )  # fmt: skip
     ap.add_argument("--questions", type=Path, default=ROOT / "eval" / "realqa" / "questions.jsonl")
     ap.add_argument("--probe-shares", default="0.02,0.04,0.06,0.1")
+    ap.add_argument(
+        "--embed-chunks", type=int, default=0,
+        help="embed this many of Django's chunks into an empty and the full store (real model)",
+    )  # fmt: skip
+    ap.add_argument("--baseline", type=Path, help="a checkout whose embedding worker to compare")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.real:
@@ -293,6 +394,8 @@ def main() -> None:
             build(Path(directory), int(rest[0]), float(rest[1]))
         elif kind == "reindex":
             reindex(Path(directory))
+        elif kind == "embed":
+            embed_into(Path(directory), int(rest[0]))
         else:
             read(Path(directory), kind, int(rest[0]), int(rest[1]))
         return
@@ -323,7 +426,7 @@ def main() -> None:
         disk = sum(p.stat().st_size for p in work.iterdir()) / 1e6
         index = sum(p.stat().st_size for p in work.glob("*.npy") if p.name[:3] in ("ivf", "lis"))
         print(f"store {work}: disk {disk:,.0f} MB, the approximate index {index / 1e6:.1f} MB")
-        for mode in args.modes.split(","):
+        for mode in filter(None, args.modes.split(",")):
             r = child("--child", mode, str(work), str(args.queries), str(args.recall_queries))
             print(
                 f"{mode}: open {r['open_s']:.2f} s (+{r['anon_open_mb']:.0f} MB heap); after "
@@ -335,6 +438,10 @@ def main() -> None:
                 f"{r['exact_p50_ms']:.0f}/{r['exact_p95_ms']:.0f} ms; recall@10 vs exact "
                 f"{r['recall10']:.3f} ({args.recall_queries} queries)"
             )
+        if args.embed_chunks:
+            measured = embed_rates(work, args.embed_chunks, args.baseline)
+            if not args.pieces_per_s:
+                args.pieces_per_s = round(measured, 1)
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -213,6 +213,9 @@ EMBED_CACHE_KEEP_DAYS = 30  # cached vectors unused for this long are garbage-co
 EMBED_CACHE_MAX_ENTRIES = 400_000  # ~600 MB of fp32 vectors at most; least recently used go first
 EMBED_WORKER_BATCH = 8  # chunks per round: small, so a save never waits long behind a backlog
 EMBED_WORKER_FLUSH_S = 15.0  # the worker saves the vector store at most this often while busy
+# ...and less often as saves grow with the store (each rewrites the whole matrix: ~25 s at
+# 1.5M vectors): saving stays at most this share of a busy worker's time.
+EMBED_WORKER_SAVE_SHARE = 0.1
 VECTOR_COMPACT_DEAD_SHARE = 0.25  # rewrite the matrix without deleted rows past this share
 # Approximate vector index (embed/ivf.py): k-means lists probed, then reranked exactly.
 IVF_MIN_ROWS = 50_000  # below this many vectors the exact scan is fast enough: no index

@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from code_compass_server.constants import EMBED_WORKER_SAVE_SHARE
 from code_compass_server.embed.cache import EmbeddingCache
 from code_compass_server.embed.model import Embedder
 from code_compass_server.embed.vectors import VectorStore
-from code_compass_server.embed.worker import EmbeddingWorker, PendingChunk
+from code_compass_server.embed.worker import EmbeddingWorker, PendingChunk, save_interval
 
 
 class CountingEmbedder:
@@ -107,6 +108,52 @@ def test_stop_is_prompt(embedder: Embedder, tmp_path: Path) -> None:
     worker.stop()
     assert time.monotonic() - started < 2.0
     assert len(slow.texts) < 2000
+
+
+def test_the_save_interval_grows_with_the_saves_cost() -> None:
+    assert save_interval(15.0, 0.0) == 15.0
+    assert save_interval(15.0, 0.5) == 15.0  # a small store: the floor
+    for cost in (12.0, 25.0, 60.0):  # saves of stores of 0.7M to 3M vectors
+        share = cost / (save_interval(15.0, cost) + cost)
+        assert share == pytest.approx(EMBED_WORKER_SAVE_SHARE)
+
+
+def test_a_busy_worker_spaces_slow_saves_out(embedder: Embedder, tmp_path: Path) -> None:
+    """Saves that take long (a big store: each rewrites the whole matrix) come less often, so
+    the embedding keeps its pace; the caught-up worker still saves everything."""
+    slow = CountingEmbedder(embedder, delay=0.1)
+    pending = chunks(40)
+    lock = threading.Lock()
+    store = VectorStore(tmp_path / "v", embedder.model_id)
+    spans: list[tuple[float, float, bool]] = []  # (start, end, work still pending) per save
+
+    def fetch(limit: int) -> list[PendingChunk]:
+        with lock:
+            out, pending[:limit] = pending[:limit], []
+            return out
+
+    def take() -> list[str]:
+        time.sleep(0.3)  # the disk of a big store
+        with lock:
+            spans.append((time.monotonic() - 0.3, 0.0, bool(pending)))
+        return []
+
+    def committed(_: list[str]) -> None:
+        start, _end, busy = spans[-1]
+        spans[-1] = (start, time.monotonic(), busy)
+
+    store.set_commit_hooks(take, committed, lambda _: None)
+    worker = EmbeddingWorker(fetch, slow, store, None, batch_size=2, flush_interval_s=0.05)
+    worker.start()
+    assert worker.wait_idle(timeout=120)
+    worker.stop()
+    busy = [i for i, (_s, _e, still) in enumerate(spans) if still]
+    assert len(busy) >= 2, spans  # ~4 s of embedding: the floor alone would save ~10 times
+    for i in busy[1:]:
+        prev_start, prev_end, _ = spans[i - 1]
+        gap = spans[i][0] - prev_end
+        assert gap >= 0.95 * save_interval(0.05, prev_end - prev_start), spans
+    assert VectorStore(tmp_path / "v", embedder.model_id).count() == 40
 
 
 def test_the_model_reads_each_piece_after_its_symbol_as_words(

@@ -32,7 +32,11 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from code_compass_server.constants import EMBED_WORKER_BATCH, EMBED_WORKER_FLUSH_S
+from code_compass_server.constants import (
+    EMBED_WORKER_BATCH,
+    EMBED_WORKER_FLUSH_S,
+    EMBED_WORKER_SAVE_SHARE,
+)
 from code_compass_server.embed.cache import EmbeddingCache
 from code_compass_server.embed.split import model_pieces, model_texts
 from code_compass_server.embed.vectors import VectorItem, VectorStore
@@ -105,6 +109,14 @@ def _lower_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
 
 
+def save_interval(floor_s: float, last_save_s: float) -> float:
+    """Seconds of embedding between two saves of a busy worker: at least `floor_s`, and long
+    enough that saving (which rewrites the whole store) takes at most EMBED_WORKER_SAVE_SHARE
+    of the time. What a kill loses meanwhile is only the store's rows: the vectors are in the
+    embedding cache as soon as they are made, so they come back without the model."""
+    return max(floor_s, last_save_s * (1 - EMBED_WORKER_SAVE_SHARE) / EMBED_WORKER_SAVE_SHARE)
+
+
 class EmbeddingWorker:
     def __init__(
         self,
@@ -140,6 +152,7 @@ class EmbeddingWorker:
         self._error: str | None = None
         self._empty: set[str] = set()  # chunks with nothing to embed (blank text)
         self._last_flush = time.monotonic()
+        self._last_save_s = 0.0  # how long the latest save that wrote took
         self._wake_seq = 0  # bumped by wake(): idle is only declared if no wake came meanwhile
         self._failures = 0
         self._beat = time.monotonic()
@@ -320,9 +333,11 @@ class EmbeddingWorker:
                     # Caught up: (re)build the approximate index if the rows call for it,
                     # before the idle flag, so `index` returns with it saved.
                     self._store.maintain_index()
-                if not busy or now - self._last_flush >= self._flush_interval:
-                    self._store.flush()
-                    self._last_flush = now
+                due = save_interval(self._flush_interval, self._last_save_s)
+                if not busy or now - self._last_flush >= due:
+                    if self._store.flush():
+                        self._last_save_s = time.monotonic() - now
+                    self._last_flush = time.monotonic()
             except Exception as exc:  # keep the server alive; report it, retry with back-off
                 self._failures += 1
                 cause = resource_exhaustion(exc)
