@@ -124,6 +124,28 @@ export function setNodeLocationFull(location: CstNodeLocation, token: IToken): v
 }
 """
 
+RECOGNIZER_TS = """\
+export class RecognizerApi {
+  /** Tries a rule on the next tokens, consuming them. */
+  SUBRULE(rule: Rule, args?: unknown[]): unknown {
+    return rule.apply(this, args);
+  }
+
+  BACKTRACK(rule: Rule, args?: unknown[]): () => boolean {
+    // a speculative run: the rule is tried and the tokens it read are given back
+    return function () {
+      const saved = this.saveRecogState();
+      try {
+        rule.apply(this, args);
+        return true;
+      } finally {
+        this.reloadRecogState(saved);
+      }
+    };
+  }
+}
+"""
+
 VISITOR_TS = """\
 export class CstVisitor {
   /** Visits a node of the tree, or the first of an array of them. */
@@ -153,6 +175,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         "src/parse/tree_builder.ts": TREE_BUILDER_TS,
         "src/parse/cst.ts": CST_TS,
         "src/parse/visitor.ts": VISITOR_TS,
+        "src/parse/recognizer_api.ts": RECOGNIZER_TS,
     }.items():
         (ws / rel).parent.mkdir(parents=True, exist_ok=True)
         (ws / rel).write_text(text, encoding="utf-8")
@@ -208,6 +231,21 @@ def test_an_option_of_the_writer_s_own_class_is_chosen_as_a_bare_name(engine: En
     assert nearest_of_absent(question, engine, "locationTracking")["path"] == (
         "src/parse/tree_builder.ts"
     )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how do I use `this.SPECULATE(this.someRule)` to try a rule without consuming tokens?",
+        "como uso `this.SPECULATE(this.someRule)` pra testar uma regra sem consumir tokens?",
+    ],
+)
+def test_a_one_word_name_cites_the_definition_saying_its_word(
+    engine: Engine, question: str
+) -> None:
+    # No name is spelled like `SPECULATE`; `BACKTRACK`'s own comment says "speculative".
+    near = nearest_of_absent(question, engine, "SPECULATE")
+    assert near["symbol"] == "RecognizerApi.BACKTRACK", near
 
 
 @pytest.mark.parametrize(

@@ -69,6 +69,7 @@ _SAME_SENSE = (
 )
 _SENSE = {w: i for i, group in enumerate(_SAME_SENSE) for w in group}
 _SAME_SENSE_OF = {**dict(enumerate(_SAME_SENSE)), -1: set()}
+_ONE_WORD_MIN = 6  # a one-word name's word said in a passage: long enough to mean one thing
 PARTS_MIN = 0.5  # share of the longer name's parts two names must have in common
 SPELLED_MIN = 0.75  # or this SequenceMatcher ratio of the lower-cased names
 # Names of the languages themselves, not of a workspace (`KeyboardInterrupt`, `Promise`): a
@@ -431,12 +432,16 @@ def _headed(name: str, passages: Sequence[tuple[SearchHit, str]], question: str)
 
 def _described(name: str, passages: Sequence[tuple[SearchHit, str]]) -> tuple[int, str]:
     """(index, symbol) of the first code definition whose text says the words of `name` in
-    order ("Set `locale`", "sets the locale" for `set_locale`); (-1, "") when none does."""
+    order ("Set `locale`", "sets the locale" for `set_locale`), or a one-word name's word
+    however inflected ("speculative" for `SPECULATE`: `BACKTRACK`'s comment); (-1, "") when
+    none does."""
     parts = name_parts(name)
-    if len(parts) < 2 or not strong_parts(name):
+    if not strong_parts(name) or (len(parts) == 1 and len(parts[0]) < _ONE_WORD_MIN):
         return -1, ""
     gap = r"[\s`'\"*]+(?:(?:the|a|an)\s+`?)?"
-    said = re.compile(r"\b" + gap.join(rf"{re.escape(p)}\w{{0,3}}" for p in parts) + r"\b", re.I)
+    one = len(parts) == 1
+    words = [re.escape(_stem(p)) + r"\w{0,4}" if one else re.escape(p) + r"\w{0,3}" for p in parts]
+    said = re.compile(r"\b" + gap.join(words) + r"\b", re.I)
     for i, (hit, text) in enumerate(passages):
         if is_code_definition(hit) and said.search(text):
             return i, hit.symbol.rsplit(".", 1)[-1]
