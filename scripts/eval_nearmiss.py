@@ -113,7 +113,9 @@ def judge(q: Question, answer: dict[str, Any]) -> dict[str, Any]:
     absent = answer.get("absent") or []
     entry = next((a for a in absent if a.get("name", "").lstrip("-") == q.name.lstrip("-")), None)
     nearest = (entry or {}).get("nearest") or {}
-    said = f"`{q.name}`" in (answer.get("answer") or "")
+    # A flag is said as typed: the writer's `dry-run` is the answer's `--dry-run`.
+    text = answer.get("answer") or ""
+    said = any(f"`{dashes}{q.name.lstrip('-')}`" in text for dashes in ("", "-", "--"))
     cited = nearest.get("path") in q.gold
     ok = bool(entry) and cited and said and answer.get("state") != "OK"
     return {

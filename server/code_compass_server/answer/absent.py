@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from code_compass_server.answer.cli_flags import command_passage, declared_flags
+from code_compass_server.answer.name_meaning import MeaningScores, name_meaning
 from code_compass_server.answer.near_names import (
     LANGUAGE_NAMES,
     bare_names,
@@ -216,6 +218,10 @@ _MEMBER_KINDS = frozenset({"method", "attribute"})
 # "the date field" are prose far more often than a name.
 _WORD_KINDS = frozenset({"option", "parameter", "flag", "setting"})
 _PLAIN_WORD = re.compile(r"^[a-z][a-z0-9]{2,}$")
+# A word with no vowel is an abbreviation (`rng`, `ttl`), a name rather than prose.
+_ABBREVIATION = re.compile(r"^[^aeiouy]+$", re.I)
+# Kind words a plain English word before them qualifies rather than names.
+_PROSE_KINDS = frozenset({"config", "keyword"})
 _CAPITALIZED = re.compile(r"^[A-Z][a-z0-9]{2,}$")
 _PT_ONLY_KINDS = frozenset(
     {"opção", "opcao", "parâmetro", "parametro", "argumento", "configuração", "configuracao"}
@@ -271,6 +277,10 @@ class NamedMember:
     # The owner is another name of the question, put for one the index does not define
     # (resolve_owners): it chooses the neighbour, but the member is looked for everywhere.
     borrowed: bool = False
+    # A plain English word before a kind word ("a strict flag"): prose as often as a name
+    # ("a stricter option"), so a name only beside an owner the index defines, or when it
+    # is an abbreviation (`rng`: no vowel) (resolve_owners).
+    plain: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,7 +326,8 @@ def _owners(question: str, exclude: str) -> list[str]:
             found.append(inner)
     bare = _BACKTICK.sub(" ", question)
     for tok in re.findall(r"[A-Za-z_][\w.]*(?:\(\))?", bare):
-        if _CODE_LIKE.match(tok):
+        # "e.g.", "i.e." are abbreviations, not dotted names.
+        if _CODE_LIKE.match(tok) and any(len(p) > 1 for p in tok.split(".")):
             found.append(tok.rstrip("()"))
     return [o for o in dict.fromkeys(found) if o and o != exclude and not o.startswith("-")]
 
@@ -338,14 +349,22 @@ def resolve_owners(
     (`naturaldelta`); a guessed one with no such name is dropped."""
     out: list[NamedMember] = []
     for m in named:
+        owned = bool(m.owner) and defined(m.owner, source)
+        if m.plain and not _ABBREVIATION.match(m.name) and not owned:
+            continue  # prose: "a stricter option", "a dict argument ... TypeError"
         if not m.owner or m.strict or defined(m.owner, source):
             out.append(m)
             continue
         other = _defined_word(question, {m.name, m.owner}, source)
         if other:
             out.append(replace(m, owner=other, guessed=False, borrowed=True))
+        elif m.guessed:
+            out.append(replace(m, owner="", guessed=False))
         else:
-            out.append(replace(m, owner="", guessed=False) if m.guessed else m)
+            # The writer's own type (`new MyParser(..., { lookaheadDepth: 5 })`): nothing of
+            # the index to read its options from, so the member is absent only when the whole
+            # index lacks it, and its neighbour is chosen as a bare name's.
+            out.append(replace(m, owner="", strict=True))
     return out
 
 
@@ -401,29 +420,39 @@ def named_members(question: str) -> list[NamedMember]:
     names, each with the owner it would belong to."""
     out: dict[str, NamedMember] = {}
 
-    def add(name: str, kind: str, owner: str = "", code: bool = True, plain: bool = False) -> None:
+    def add(
+        name: str,
+        kind: str,
+        owner: str = "",
+        code: bool = True,
+        plain: bool = False,
+        english: bool = False,
+    ) -> None:
         """`code`: the name came in a code position (a call's keyword, a flag); otherwise it
         must look like code itself (backticked, snake_case, camelCase, UPPER_CASE), or be a
         plain lower-case word before or after an option/parameter/flag/setting word ("a
         strict flag"), then absent only if the index has it nowhere ("the version option"
-        in a workspace that has `version` names nothing missing)."""
+        in a workspace that has `version` names nothing missing). `english`: the plain word
+        stands before an English kind word, where prose is as common as a name ("a stricter
+        option", "a dict argument"): it names something only beside an owner the index
+        defines, or as an abbreviation (resolve_owners)."""
         name = _clean(name)
         if not name or name.lower() in _NOT_NAMES or name.lower() in _KINDS or len(name) < 2:
             return
-        strict = False
+        strict = weak = False
         if not code and f"`{name}`" not in question and not _CODE_NAME.match(name):
             if not (plain and kind in _WORD_KINDS and _plain_name(name)) and not (
                 kind in _MEMBER_KINDS and _capitalized_name(name, question)
             ):
                 return
-            strict = True
+            strict, weak = True, english and bool(_PLAIN_WORD.match(name))
         if name not in out:
             owners = [owner] if owner else _owners(question, name)
             after = None if owners else _owner_after(question, name)
             if kind in _MEMBER_KINDS and not owners and not after:
                 return  # a function named alone: the unknown-symbol check's (grounds.py)
             out[name] = NamedMember(
-                name, kind, owners[0] if owners else after or "", strict, bool(after)
+                name, kind, owners[0] if owners else after or "", strict, bool(after), plain=weak
             )
 
     for m in _CALL_ARGS.finditer(question):
@@ -435,8 +464,12 @@ def named_members(question: str) -> list[NamedMember]:
         kind = _KINDS.get(kind_word.rstrip("s,.?"), _KINDS.get(kind_word, "option"))
         # A plain word names before an English kind word ("a strict flag") and after a
         # Portuguese one ("o argumento rng"); the other order is prose ("options declared",
-        # "keyword inesperada", "carrega configuração").
-        add(m.group(1), kind, code=False, plain=kind_word.rstrip("s,.?") not in _PT_ONLY_KINDS)
+        # "keyword inesperada", "carrega configuração"). Before "config" or "keyword" it is
+        # prose ("nested config dicts", "an unexpected keyword").
+        word = kind_word.rstrip("s,.?")
+        english = word not in _PT_ONLY_KINDS
+        add(m.group(1), kind, code=False, plain=english and word not in _PROSE_KINDS,
+            english=english)  # fmt: skip
     for m in _KIND_THEN_NAME.finditer(question):
         kind_word = m.group(0).split()[0].lower()
         plain = kind_word in _PT_KINDS or bool(_CALLED.search(m.group(0)))
@@ -587,9 +620,16 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
             # A member of the owner (`Client.request` for `httpx.Client`), else a mention.
             nearest = next((e for e in evidences if _owned_by(e, member.owner)), None)
             nearest = nearest or next((e for e in evidences if member.owner in e.text), None)
+        if nearest is None and member.kind == "flag":
+            found = _flag_absence(member, evidences, question)
+            if found is not None:
+                out.append(found)
+                continue
         spelled = None if member.owner else spelled_like(member.name, evidences)
         if nearest is None and spelled is None:  # named alone, nothing spelled like it here
-            found = _with_neighbour(member, named, evidences, question)
+            found = _with_neighbour(
+                member, named, evidences, question, meaning=name_meaning(source)
+            )
             if found is not None:
                 out.append(found)
                 continue
@@ -609,6 +649,21 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
             )
         )
     return out
+
+
+def _flag_absence(member: NamedMember, evidences: list[Evidence], question: str) -> Absence | None:
+    """A flag no code declares: the command declaring the real ones is its neighbour
+    (`run` with `--override/--no-override` for `dotenv run --dry-run`), its flags listed."""
+    i = command_passage([(e.hit, e.text) for e in evidences], question)
+    if i < 0:
+        return None
+    command = evidences[i]
+    has = declared_flags(command.text)
+    close = difflib.get_close_matches(member.name, has, n=1, cutoff=0.5)
+    owner = command.hit.symbol.rsplit(".", 1)[-1]
+    return Absence(
+        member.name, member.kind, owner, command, has[:_LISTED], close[0] if close else ""
+    )
 
 
 def exists_anywhere(name: str, source: EvidenceSource, seen_text: str = "") -> bool:
@@ -649,7 +704,7 @@ def _strict_absence(
     if exists_anywhere(member.name, source, seen_text):
         return None
     context = context_paths(question, named, source)
-    return _with_neighbour(member, named, evidences, question, context)
+    return _with_neighbour(member, named, evidences, question, context, name_meaning(source))
 
 
 def _with_neighbour(
@@ -658,6 +713,7 @@ def _with_neighbour(
     evidences: list[Evidence],
     question: str = "",
     context: frozenset[str] = frozenset(),
+    meaning: MeaningScores | None = None,
 ) -> Absence | None:
     """The absence of `member` citing its neighbour: the definition of the owner it was
     written on (`Event` of `Event.OldName`; the class `Cache` of a variable `cache`), else the
@@ -666,13 +722,13 @@ def _with_neighbour(
     question defined here, else the best code definition of the evidence."""
     has: list[str] = []
     closest, how = "", HOW_OWNER
-    nearest = owner_definition(evidences, member.owner)
+    module = [e for e in evidences if member.owner and _in_module(e.path, member.owner)]
+    nearest = owner_definition(evidences, member.owner, module=bool(module))
     if nearest is not None:
         has = members_of(nearest, evidences)
         close = difflib.get_close_matches(member.name, has, n=1, cutoff=0.5)
         closest = close[0] if close else nearest.hit.symbol.rsplit(".", 1)[-1]
     else:
-        module = [e for e in evidences if member.owner and _in_module(e.path, member.owner)]
         pool = module or evidences
         i, closest = spelled_neighbour(
             member.name,
@@ -680,6 +736,8 @@ def _with_neighbour(
             question,
             context,
             member=bool(member.owner) and not module,
+            meaning=meaning,
+            owner=member.owner,
         )
         nearest, how = (pool[i], HOW_SPELLED) if i >= 0 else (None, how)
         if nearest is None and module:
@@ -698,10 +756,14 @@ def _with_neighbour(
     return Absence(member.name, member.kind, member.owner, nearest, has[:_LISTED], closest, how)
 
 
-def owner_definition(evidences: Sequence[Evidence], owner: str) -> Evidence | None:
+def owner_definition(
+    evidences: Sequence[Evidence], owner: str, module: bool = False
+) -> Evidence | None:
     """The evidence defining `owner`. A lower-case owner written as a receiver (`cache` of
     `cache.resize(...)`) is a variable: the class spelled like it (`Cache`) comes before a
-    member that happens to share its name (`_WrapperBase.cache`)."""
+    member that happens to share its name (`_WrapperBase.cache`). One that names a module or
+    package of the evidence (`module`: `dotenv.x`, `parser.x`) is that module, defined by no
+    single passage, unless a top-level definition has its very name."""
     if not owner:
         return None
     last = owner.rsplit(".", 1)[-1]
@@ -710,6 +772,8 @@ def owner_definition(evidences: Sequence[Evidence], owner: str) -> Evidence | No
         top = next(
             (e for e in evidences if e.hit.symbol == last and is_code_definition(e.hit)), None
         )
+        if module:
+            return top
         cls = next((e for e in evidences if _class_named(e.hit, last)), None)
         if top or cls:
             return top or cls
@@ -753,6 +817,17 @@ def _in_module(path: str, owner: str) -> bool:
     *folders, name = path.split("/")
     stem = name.split(".", 1)[0]
     return bool(last) and (stem == last or last in folders) and not is_test_path(path)
+
+
+def _package_folder(paths: Sequence[str], owner: str) -> str | None:
+    """The folder (`src/dotenv/`, `decor/`) of the package `owner` names, from paths in it;
+    None when the owner is a file's module (`keys.py`) or no path is in it."""
+    last = owner.rsplit(".", 1)[-1]
+    for p in paths:
+        folders = p.split("/")[:-1]
+        if last in folders:
+            return "/".join(folders[: folders.index(last) + 1]) + "/"
+    return None
 
 
 def context_paths(
@@ -897,6 +972,10 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
     strict = strict_neighbour_hits(named, hits, params, source, question)
     if not members:
         return strict
+    # A flag: the command declaring flags, the one the question names first.
+    flag = [h for h in hits if any(m.kind == "flag" for m in members)]
+    at = command_passage([(h, h.text) for h in flag], question)
+    commands = [flag[at]] if at >= 0 else []
     if not owners:  # a setting named alone: the hits holding a name spelled like it
         names = [m.name.lstrip("-").lower() for m in members]
         return [
@@ -907,7 +986,7 @@ def neighbour_hits(question: str, params: SearchParams, source: EvidenceSource) 
                                           n=1, cutoff=_SPELLED_MIN)
                 for n in names
             )
-        ][:NEIGHBOUR_HITS] + strict  # fmt: skip
+        ][:NEIGHBOUR_HITS] + commands + strict  # fmt: skip
     ranked = sorted(
         (h for h in hits if _owner_rank(h.symbol, owners) < 2),
         key=lambda h: _owner_rank(h.symbol, owners),
@@ -962,12 +1041,22 @@ def strict_neighbour_hits(
             wide = max(params.top_k, 20)
             found = _search_alone(source, params, last, top_k=wide)
             top = [h for h in found if h.symbol == last and is_code_definition(h)]
+            # `keys.instancekey`: the module `keys`; `decor.X`, `dotenv.x`, `parser.x`: the
+            # package's folder (before a class spelled like it: `DotEnv`, `Parser`). The
+            # question's own hits there first, then its words searched in the folder.
+            module = [] if top else [h for h in [*hits, *found] if _in_module(h.path, last)]
+            folder = _package_folder([h.path for h in module], last)
+            if folder:
+                words = " ".join(name_parts(m.name)) or m.name
+                inside = _search_alone(source, replace(params, path_prefix=folder), words)
+                module += [h for h in inside if not is_test_path(h.path)]
             cls = [h for h in found if last[:1].islower() and _class_named(h, last)]
-            owner_hits = top or cls or [h for h in found if _owner_rank(h.symbol, {last}) == 0]
+            owner_hits = (
+                top
+                or ([] if module else cls)
+                or ([] if module else [h for h in found if _owner_rank(h.symbol, {last}) == 0])
+            )
             out += owner_hits[:1]
-            if not owner_hits:  # `keys.instancekey`: the module `keys`; `decor.X`: `decor/`
-                # The question's own hits there first: a package holds many definitions.
-                module = [h for h in [*hits, *found] if _in_module(h.path, last)]
         words = " ".join(name_parts(m.name)) or m.name
         by_name = _search_alone(source, params, words)
         # Each strong part alone (`patches` of `revertPatches`): the names sharing it
@@ -991,6 +1080,8 @@ def strict_neighbour_hits(
             if h.symbol.rsplit(".", 1)[-1] == o
         ]
         pool = [*module, *hits, *by_name, *by_other, *by_part, *by_sense]
+        if module:  # a module's member is one of its names
+            pool = [h for h in pool if _in_module(h.path, m.owner)]
         context = context_paths(question, named, source)
         i, alike = spelled_neighbour(
             m.name,
@@ -998,6 +1089,8 @@ def strict_neighbour_hits(
             question,
             context,
             member=bool(m.owner) and not module,
+            meaning=name_meaning(source),
+            owner=m.owner,
         )
         caller: SearchHit | None = None
         alike_hits: list[SearchHit] | None = None  # the name spelled alike, searched once
@@ -1047,7 +1140,9 @@ def needs_neighbour(
     unknown (`missing`: it may have a neighbour below the gate)."""
     if not evidences:
         return bool(named_members(question))
-    if missing or any(a.how == HOW_BEST for a in absent):
+    # A bare name's neighbour chosen among the evidence alone may be a mere mention: its own
+    # words searched bring the names alike in spelling and meaning (strict_neighbour_hits).
+    if missing or any(a.how in (HOW_BEST, HOW_SPELLED) for a in absent):
         return True
     # A plain word named with a kind word ("which seed parameter") that the evidence does not
     # hold and that was not said absent: no code neighbour was among the evidence (a
@@ -1062,4 +1157,6 @@ def needs_neighbour(
         for m in named_members(question)
     ):
         return True
+    if any(a.kind == "flag" and not a.has for a in absent):
+        return True  # a flag answered without the command declaring the real ones
     return any(a.owner and (a.nearest is None or not _defines(a.nearest, a.owner)) for a in absent)

@@ -18,6 +18,7 @@ from code_compass_server.answer.confidence import (
 )
 from code_compass_server.answer.coverage import coverage_level
 from code_compass_server.answer.messages import Messages, messages_for
+from code_compass_server.answer.near_names import writer_values
 from code_compass_server.answer.reread import Evidence, Reread
 from code_compass_server.answer.source import EvidenceSource
 from code_compass_server.answer.verify import identifiers
@@ -46,8 +47,10 @@ class Grounds:
 
 
 def named_symbols(question: str) -> list[str]:
-    """Code symbols the question names: backticked, snake_case, camelCase, dotted, calls."""
-    return identifiers(question)
+    """Code symbols the question names: backticked, snake_case, camelCase, dotted, calls; not
+    the writer's own values (`ctx.expression` passed to a call, `${DB_HOST}`: writer_values)."""
+    values = writer_values(question)
+    return [n for n in identifiers(question) if n.split("(", 1)[0].rsplit(".", 1)[-1] not in values]
 
 
 def missing_symbols(
