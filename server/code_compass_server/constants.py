@@ -216,6 +216,10 @@ EMBED_WORKER_FLUSH_S = 15.0  # the worker saves the vector store at most this of
 # ...and less often as saves grow with the store (each rewrites the whole matrix: ~25 s at
 # 1.5M vectors): saving stays at most this share of a busy worker's time.
 EMBED_WORKER_SAVE_SHARE = 0.1
+# The backlog's count (a COUNT over the catalog's pending index: ~0.1 s at 1.2M chunks) is
+# taken at most every EMBED_WORKER_FLUSH_S / 3 and at most this share of the time; in
+# between, what was done is subtracted from it.
+EMBED_WORKER_COUNT_SHARE = 0.02
 VECTOR_COMPACT_DEAD_SHARE = 0.25  # rewrite the matrix without deleted rows past this share
 # Approximate vector index (embed/ivf.py): k-means lists probed, then reranked exactly.
 IVF_MIN_ROWS = 50_000  # below this many vectors the exact scan is fast enough: no index

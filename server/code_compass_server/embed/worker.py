@@ -34,6 +34,7 @@ import numpy as np
 
 from code_compass_server.constants import (
     EMBED_WORKER_BATCH,
+    EMBED_WORKER_COUNT_SHARE,
     EMBED_WORKER_FLUSH_S,
     EMBED_WORKER_SAVE_SHARE,
 )
@@ -109,12 +110,19 @@ def _lower_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
 
 
+def paced_interval(floor_s: float, cost_s: float, share: float) -> float:
+    """Seconds of other work between two runs of a periodic task that took `cost_s`: at least
+    `floor_s`, and long enough that the task takes at most `share` of the time — its cost
+    grows with the index (a save rewrites the whole store, a count walks the backlog), the
+    work between two runs does not."""
+    return max(floor_s, cost_s * (1 - share) / share)
+
+
 def save_interval(floor_s: float, last_save_s: float) -> float:
-    """Seconds of embedding between two saves of a busy worker: at least `floor_s`, and long
-    enough that saving (which rewrites the whole store) takes at most EMBED_WORKER_SAVE_SHARE
-    of the time. What a kill loses meanwhile is only the store's rows: the vectors are in the
-    embedding cache as soon as they are made, so they come back without the model."""
-    return max(floor_s, last_save_s * (1 - EMBED_WORKER_SAVE_SHARE) / EMBED_WORKER_SAVE_SHARE)
+    """Seconds of embedding between two saves of a busy worker (EMBED_WORKER_SAVE_SHARE).
+    What a kill loses meanwhile is only the store's rows: the vectors are in the embedding
+    cache as soon as they are made, so they come back without the model."""
+    return paced_interval(floor_s, last_save_s, EMBED_WORKER_SAVE_SHARE)
 
 
 class EmbeddingWorker:
@@ -148,6 +156,9 @@ class EmbeddingWorker:
         self._lock = threading.Lock()
         self._done = 0
         self._known_pending = 0
+        self._counted_at = float("-inf")  # when `pending` was last asked
+        self._count_s = 0.0  # how long that took
+        self._counted_wake = -1  # the wake() it followed: new work is counted at once
         self._rate = 0.0
         self._error: str | None = None
         self._empty: set[str] = set()  # chunks with nothing to embed (blank text)
@@ -362,14 +373,26 @@ class EmbeddingWorker:
                 self._wake.wait(_IDLE_POLL_S)
                 self._wake.clear()
 
+    def _count_due(self) -> bool:
+        """Whether to ask `pending` again: after a wake (new work), else paced — `_record`
+        subtracts what is done meanwhile."""
+        with self._lock:
+            woken = self._wake_seq != self._counted_wake
+            self._counted_wake = self._wake_seq
+        every = paced_interval(self._flush_interval / 3, self._count_s, EMBED_WORKER_COUNT_SHARE)
+        return woken or time.monotonic() - self._counted_at >= every
+
     def _round(self) -> bool:
         """One fetch + process; False when there was nothing to do."""
-        if self._pending is not None:
+        if self._pending is not None and self._count_due():
+            t0 = time.monotonic()
             remaining = self._pending()
+            self._counted_at = time.monotonic()
+            self._count_s = self._counted_at - t0
             with self._lock:
                 self._known_pending = remaining
         items = self._fetch(self._batch_size)
-        if self._pending is None:
+        if self._pending is None or not items:
             with self._lock:
                 self._known_pending = len(items)
         if not items:
