@@ -25,11 +25,13 @@ only partly embedded). Then, per model:
   (unanswerable ones included): logit P(ans), logit P(rel | ans), named / guessed definition.
 - offset and γ: the shift of P(ans)'s logit that puts 0.6 at the answerable/unanswerable cut,
   and the exponent of the hits below the best (docs/search.md, "Score"). The cut is placed on
-  held-out logits: each question's from the gate fitted without its corpus (held_out_gate), so
-  0.6 is where the gate separates the two on a repository it has not seen.
+  held-out logits: each question's from the gate fitted without its writer set (held_out_gate;
+  without its corpus while realqa's one writer is alone), so 0.6 is where the gate separates
+  the two on a repository and a question writer it has not seen.
 
 `--set Q.jsonl NAME=DIR ...` adds a question set fitted whole (the blind sets once measured);
-`--loco-gate` prints the gate's leave-one-corpus-out kept / passing / AUROC per corpus.
+`--loco-gate` prints the gate's leave-one-corpus-out kept / passing / AUROC per corpus, `--loso`
+the same leaving one writer set out (realqa, each --set).
 
 relevance = gate x hit (the first hit: its own model); score = S(gate) x (hit / best hit)^γ.
 Test is never read here.
