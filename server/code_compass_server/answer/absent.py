@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from code_compass_server.answer.cli_flags import command_passage, declared_flags
+from code_compass_server.answer.go_packages import foreign_go_folders, hit_folder
 from code_compass_server.answer.name_meaning import MeaningScores, name_meaning
 from code_compass_server.answer.near_names import (
     LANGUAGE_NAMES,
@@ -628,7 +629,7 @@ def find_absent(question: str, evidences: list[Evidence], source: EvidenceSource
         spelled = None if member.owner else spelled_like(member.name, evidences)
         if nearest is None and spelled is None:  # named alone, nothing spelled like it here
             found = _with_neighbour(
-                member, named, evidences, question, meaning=name_meaning(source)
+                member, named, evidences, question, meaning=name_meaning(source), source=source
             )
             if found is not None:
                 out.append(found)
@@ -704,7 +705,9 @@ def _strict_absence(
     if exists_anywhere(member.name, source, seen_text):
         return None
     context = context_paths(question, named, source)
-    return _with_neighbour(member, named, evidences, question, context, name_meaning(source))
+    return _with_neighbour(
+        member, named, evidences, question, context, name_meaning(source), source
+    )
 
 
 def _with_neighbour(
@@ -714,6 +717,7 @@ def _with_neighbour(
     question: str = "",
     context: frozenset[str] = frozenset(),
     meaning: MeaningScores | None = None,
+    source: EvidenceSource | None = None,
 ) -> Absence | None:
     """The absence of `member` citing its neighbour: the definition of the owner it was
     written on (`Event` of `Event.OldName`; the class `Cache` of a variable `cache`), else the
@@ -723,6 +727,10 @@ def _with_neighbour(
     has: list[str] = []
     closest, how = "", HOW_OWNER
     module = [e for e in evidences if member.owner and _in_module(e.path, member.owner)]
+    if module and source is not None:
+        package = member.owner.rsplit(".", 1)[-1]
+        foreign = foreign_go_folders([e.hit for e in module], package, source)
+        module = [e for e in module if hit_folder(e.hit) not in foreign]
     nearest = owner_definition(evidences, member.owner, module=bool(module))
     if nearest is not None:
         has = members_of(nearest, evidences)
@@ -1050,6 +1058,9 @@ def strict_neighbour_hits(
                 words = " ".join(name_parts(m.name)) or m.name
                 inside = _search_alone(source, replace(params, path_prefix=folder), words)
                 module += [h for h in inside if not is_test_path(h.path)]
+            # A Go package is what its files' clause says (`cmd/jwt` may be `package main`).
+            foreign = foreign_go_folders(module, last, source)
+            module = [h for h in module if hit_folder(h) not in foreign]
             cls = [h for h in found if last[:1].islower() and _class_named(h, last)]
             owner_hits = (
                 top
