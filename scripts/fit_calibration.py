@@ -25,13 +25,11 @@ only partly embedded). Then, per model:
   (unanswerable ones included): logit P(ans), logit P(rel | ans), named / guessed definition.
 - offset and γ: the shift of P(ans)'s logit that puts 0.6 at the answerable/unanswerable cut,
   and the exponent of the hits below the best (docs/search.md, "Score"). The cut is placed on
-  held-out logits: each question's from the gate fitted without its writer set (held_out_gate;
-  without its corpus while realqa's one writer is alone), so 0.6 is where the gate separates
-  the two on a repository and a question writer it has not seen.
+  held-out logits: each question's from the gate fitted without its corpus (held_out_gate), so
+  0.6 is where the gate separates the two on a repository it has not seen.
 
 `--set Q.jsonl NAME=DIR ...` adds a question set fitted whole (the blind sets once measured);
-`--loco-gate` prints the gate's leave-one-corpus-out kept / passing / AUROC per corpus, `--loso`
-the same leaving one writer set out (realqa, each --set).
+`--loco-gate` prints the gate's leave-one-corpus-out kept / passing / AUROC per corpus.
 
 relevance = gate x hit (the first hit: its own model); score = S(gate) x (hit / best hit)^γ.
 Test is never read here.
@@ -97,30 +95,10 @@ EXCLUDED = {
 # Signals that can only speak against answering (their weight must be <= 0), and signals that
 # may speak either way (naming an identifier or an option is neither good nor bad by itself);
 # every other gate signal's weight must be >= 0.
-NEGATIVE = {"absent", "absent_idf", "ident_missing", "kwarg_missing"}
+NEGATIVE = {"absent", "ident_missing", "kwarg_missing"}
 EITHER = {"ident_named", "kwarg_named"}
 MODELS = ("hybrid", "lexical", "semantic")
 POOLS = ROOT / "bench-data" / "realqa" / "pools-dev.json"
-# Every question set has one writer: eval/realqa's, and each blind set's (given by --set). A
-# writer phrases both the answerable and the unanswerable questions of every corpus of the set
-# alike, so a corpus held out beside its sibling is not unseen: the cut is placed on logits
-# from a gate fitted without the question's whole set (held_out_gate).
-REALQA_SET = "realqa"
-
-
-def writer_set(questions: str) -> str:
-    """A --set's name: the folder that holds its questions file (/work/blind5/nearmiss/...)."""
-    parts = Path(questions).resolve().parts
-    return "/".join(parts[-3:-1])
-
-
-def group_of(p: dict[str, Any], pools: list[dict[str, Any]]) -> str:
-    """What a held-out fit leaves out: the question's writer set when the pools hold three or
-    more sets, else its corpus (one writer only: realqa dev alone)."""
-    sets = {q.get("set", REALQA_SET) for q in pools}
-    return str(p.get("set", REALQA_SET)) if len(sets) >= 3 else str(p["corpus"])
-
-
 FIT_PATH = ROOT / "server" / "code_compass_server" / "search" / calibration.FIT_FILE
 
 
@@ -149,20 +127,19 @@ def collect(
         raise SystemExit(f"refusing to collect the {split} split: the fit reads dev only")
     questions = [json.loads(x) for x in QUESTIONS.read_text().splitlines() if x.strip()]
     graded = dev_verdicts(questions)
-    jobs: list[tuple[str, str, Path, Path, list[dict[str, Any]]]] = []
+    jobs: list[tuple[str, Path, Path, list[dict[str, Any]]]] = []
     for corpus in load_corpora():
         if (only is None and not corpus.fit) or (only is not None and corpus.name not in only):
             continue
         qs = [q for q in questions if q["corpus"] == corpus.name and q["split"] == split]
-        jobs.append((REALQA_SET, corpus.name, corpus_dir(corpus), storage_for(corpus, False), qs))
+        jobs.append((corpus.name, corpus_dir(corpus), storage_for(corpus, False), qs))
     for spec in sets or []:
         extra = [json.loads(x) for x in Path(spec[0]).read_text().splitlines() if x.strip()]
         for corpus in map(local_corpus, spec[1:]):
             qs = [q for q in extra if q["corpus"] == corpus.name]
-            jobs.append((writer_set(spec[0]), corpus.name, tree_of(corpus),
-                         storage_for(corpus, False), qs))  # fmt: skip
+            jobs.append((corpus.name, tree_of(corpus), storage_for(corpus, False), qs))
     out: list[dict[str, Any]] = []
-    for set_name, corpus_name, tree, storage, qs in jobs:
+    for corpus_name, tree, storage, qs in jobs:
         if not qs:
             continue
         with embedded_project(storage, tree, corpus_name) as opened:
@@ -181,7 +158,6 @@ def collect(
                 names = query_names(params.query, query.rewritten)
                 block = graded.get(block_of(q["id"]), [])
                 row: dict[str, Any] = {k: q[k] for k in ("id", "corpus", "lang", "kind", "style")}
-                row["set"] = set_name
                 for model in MODELS:
                     cands = {"hybrid": merge(lex, sem), "lexical": merge(lex, []),
                              "semantic": merge([], sem)}[model]  # fmt: skip
@@ -277,23 +253,22 @@ def _gate_rows(
 
 
 def held_out_gate(pools: list[dict[str, Any]], model: str, gnames: list[str]) -> np.ndarray:
-    """Each question's gate logit from the gate fitted without its writer set (group_of): what
-    the gate says on a repository and a writer it has never seen. The cut is placed on these,
-    not on the in-sample logits, which sit further from the cut on the sets they were fitted on
-    (the in-sample cut kept 54 % of answerable questions on two new corpora; a cut placed on
-    logits held out by corpus alone still kept 78 % on a new writer's set)."""
-    groups = [group_of(p, pools) for p in pools]
+    """Each question's gate logit from the gate fitted without its corpus: what the gate says
+    on a repository it has never seen. The cut is placed on these, not on the in-sample
+    logits, which sit further from the cut on the corpora they were fitted on (the in-sample
+    cut kept 54 % of answerable questions on two new corpora)."""
+    corpora = sorted({p["corpus"] for p in pools})
     out = np.zeros(len(pools))
-    if len(set(groups)) < 3:  # too few corpora to hold one out: in sample
+    if len(corpora) < 3:  # too few corpora to hold one out: in sample
         gx, gy = _gate_rows(pools, model, gnames)
         gate = _fit(gx, gy, gnames, GATE_SIGNS, c=1.0)
         return np.array([calibration.linear(gate, dict(zip(gnames, r, strict=True))) for r in gx])
-    for held in sorted(set(groups)):
-        train = [p for p, g in zip(pools, groups, strict=True) if g != held]
+    for held in corpora:
+        train = [p for p in pools if p["corpus"] != held]
         gx, gy = _gate_rows(train, model, gnames)
         gate = _fit(gx, gy, gnames, GATE_SIGNS, c=1.0)
         for i, p in enumerate(pools):
-            if groups[i] == held:
+            if p["corpus"] == held:
                 row = {g: p[model]["gate"][g] for g in gnames}
                 out[i] = calibration.linear(gate, row)
     return out
@@ -562,22 +537,19 @@ def loco(pools: list[dict[str, Any]], models: tuple[str, ...] = MODELS) -> dict[
     return out
 
 
-def loco_gate(
-    pools: list[dict[str, Any]], model: str = "hybrid", key: str = "corpus"
-) -> dict[str, dict[str, float]]:
-    """Leave one corpus (key "corpus") or one writer set (key "set") out, the gate alone (what
-    minScore reads for the best hit): the gate and its cut fitted without it (the cut on the
-    others' held-out logits), then kept / passing / AUROC of what was held out, per corpus or
-    set and language."""
+def loco_gate(pools: list[dict[str, Any]], model: str = "hybrid") -> dict[str, dict[str, float]]:
+    """Leave one corpus out, the gate alone (what minScore reads for the best hit): the gate and
+    its cut fitted without the corpus (the cut on the other corpora's held-out logits), then
+    kept / passing / AUROC of the held-out corpus, per corpus and language."""
     gnames = [g for g in GATE_SIGNALS if g not in EXCLUDED[model]]
     recs: list[tuple[str, str, bool, float]] = []
-    for held in sorted({str(p.get(key, REALQA_SET)) for p in pools}):
-        train = [p for p in pools if p.get(key, REALQA_SET) != held]
+    for held in sorted({p["corpus"] for p in pools}):
+        train = [p for p in pools if p["corpus"] != held]
         gx, gy = _gate_rows(train, model, gnames)
         gate = _fit(gx, gy, gnames, GATE_SIGNS, c=1.0)
         offset = _offset(held_out_gate(train, model, gnames), gy, _floors(train, model))
         for p in pools:
-            if p.get(key, REALQA_SET) == held:
+            if p["corpus"] == held:
                 top = calibration.sigmoid(calibration.linear(gate, p[model]["gate"]) - offset)
                 top = max(top, float((p[model].get("first") or {}).get("floor", 0.0)))
                 recs.append((held, p["lang"], p["kind"] == "answerable", top))
@@ -619,7 +591,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpora", default="", help="a subset, for a look (implies --check)")
     ap.add_argument("--loco", action="store_true", help="also leave one corpus out (dev)")
     ap.add_argument("--loco-gate", action="store_true", help="leave one corpus out, gate only")
-    ap.add_argument("--loso", action="store_true", help="leave one writer set out, gate only")
     ap.add_argument("--failures", action="store_true", help="print held-out dev gate errors")
     ap.add_argument(
         "--set",
@@ -642,11 +613,9 @@ def main(argv: list[str] | None = None) -> int:
     report(pools, params)
     if args.failures:
         failures(pools)
-    for wanted, key in ((args.loco_gate, "corpus"), (args.loso, "set")):
-        if not wanted:
-            continue
+    if args.loco_gate:
         print("| held out | n | kept >= 0.6 | U passing | AUROC |\n| --- | --- | --- | --- | --- |")
-        for group, f in loco_gate(pools, key=key).items():
+        for group, f in loco_gate(pools).items():
             print(
                 f"| {group} | {f['n']} | {f['kept']:.0%} | {f['passing']:.0%} | {f['auroc']:.3f} |"
             )

@@ -114,7 +114,7 @@ def test_fitted_weights_have_the_signs_the_model_promises() -> None:
         for g, w in gate.items():
             if g in {"ident_named", "kwarg_named"}:  # naming something: either way
                 continue
-            negative = {"absent", "absent_idf", "ident_missing", "kwarg_missing"}
+            negative = {"absent", "ident_missing", "kwarg_missing"}
             assert (w <= 0) == (g in negative), f"{mode}: gate {g} {w}"
         for h in ("dz", "rank", "top"):
             assert hit.get(h, 0.0) >= 0, f"{mode}: hit weight {h} must not be negative"

@@ -62,34 +62,3 @@ def test_where_is_x_declared_does_not_count_declared_as_absent() -> None:
     terms = question_terms(q, Counts({"authtypes": 3, "alias": 0}))
     assert "declared" not in terms.words
     assert terms.present == (True, False)  # authtypes, alias
-
-
-def test_option_keys_inside_a_code_snippet_are_read() -> None:
-    # A near-miss option is often written in the snippet that would use it: the whole span is
-    # not a name, but what it holds is.
-    q = "What does `new Lexer(allTokens, { lineTracking: false })` skip?"
-    assert question_terms(q, None).kwargs == ("lineTracking",)
-    # The snippet's other names are the user's own: a missing `allTokens` says nothing.
-    assert named_identifiers(q) == []
-    assert question_terms("does MANY_SEP accept `TRAILING_SEP: true`?", None).kwargs == (
-        "TRAILING_SEP",
-    )
-    # Prose colons and URLs in spans are not option keys.
-    assert question_terms("see `http://example.com` for the note: it says so", None).kwargs == ()
-
-
-def test_an_option_key_no_hit_declares_is_missing_and_an_optional_member_is_taken() -> None:
-    q = "What does `new Lexer(tokens, { lineTracking: false })` skip?"
-    iface = "export interface ILexerConfig {\n  positionTracking?: 'full' | 'onlyOffset'\n}"
-    lacks = _signals(q, [iface])
-    assert lacks["kwarg_missing"] == 1.0
-    real = "What does `new Lexer(tokens, { positionTracking: 'onlyOffset' })` skip?"
-    assert _signals(real, [iface])["kwarg_missing"] == 0.0
-
-
-def test_a_language_builtin_named_in_the_question_is_not_missing_from_the_workspace() -> None:
-    q = "does it also retry when the function raises KeyboardInterrupt or SystemExit?"
-    terms = question_terms(q, Counts({"retry": 5, "function": 9}))
-    assert terms.named == ("KeyboardInterrupt", "SystemExit")
-    assert all(terms.named_present)
-    assert not all(question_terms("does it raise RetryTimeoutError?", Counts({})).named_present)

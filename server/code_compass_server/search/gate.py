@@ -11,7 +11,6 @@ the fitted answerability probability (calibration.py) that multiplies every hit'
 
 from __future__ import annotations
 
-import builtins
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -33,7 +32,6 @@ GATE_SIGNALS = (
     "idf_cov3",
     "phrase3",
     "absent",
-    "absent_idf",
     "ident_named",
     "ident_missing",
     "ident_in_top",
@@ -54,13 +52,6 @@ _TOP_COVER = 3  # hits read for the coverage of the question's words
 # option is a plain word that exists everywhere, so what tells it is whether the hits that
 # match the question ever take it as a parameter (`name=`, `name:`).
 _KWARG = re.compile(r"\b([A-Za-z_]\w*)=(?!=)")
-# An option written as a key inside a code span (`new Lexer(tokens, { lineTracking: false })`,
-# `TRAILING_SEP: true`): how a JavaScript or YAML user passes it. Only inside backticks, where a
-# colon after a name is code, not prose.
-_KEY = re.compile(r"(?:^|[{,(]\s*)([A-Za-z_]\w*)\??\s*:(?![:/])")
-# Names of the language itself (KeyboardInterrupt, ConnectionError, len): a question names them
-# about any Python repository, and a workspace that does not define them still answers it.
-_BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 _KWARG_TOP = 10
 # Question words say what kind of answer is wanted, not what it is about: code rarely holds
 # them, so a small workspace would count them "absent" (English stop words are already out).
@@ -95,15 +86,8 @@ class QuestionTerms:
     kwargs: tuple[str, ...] = ()  # keyword arguments the question passes (`name=`)
 
 
-def _spans(text: str) -> list[str]:
-    return [m.group(1).strip() for m in _BACKTICK.finditer(text)]
-
-
 def named_identifiers(text: str) -> list[str]:
-    """Code-looking names of the question: backticked, or written in prose. A snippet's other
-    names are the user's own (`new Lexer(allTokens, …)`): only its option keys are read
-    (question_terms' kwargs)."""
-    found = _spans(text)
+    found = [m.group(1).strip() for m in _BACKTICK.finditer(text)]
     found += [m.group(0) for m in _CODE.finditer(_BACKTICK.sub(" ", text))]
     out = []
     for tok in found:
@@ -129,8 +113,7 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
         if len(w) > 2 and not is_stop_word(w) and w not in _QUESTION_WORDS
     ]
     named = named_identifiers(text)
-    keys = [m.group(1) for span in _spans(text) for m in _KEY.finditer(span)]
-    kwargs = tuple(dict.fromkeys([*(m.group(1) for m in _KWARG.finditer(text)), *keys]))
+    kwargs = tuple(dict.fromkeys(m.group(1) for m in _KWARG.finditer(text)))
     if index is None:
         return QuestionTerms(
             tuple(words),
@@ -148,9 +131,7 @@ def question_terms(text: str, index: TermCounter | None) -> QuestionTerms:
         present.append(df > 0)
         idf.append(math.log((n + 1) / (df + 1)))
     named_present = tuple(
-        name in _BUILTIN_NAMES
-        or any(index.count(part) > 0 for part in (name, name.rsplit(".", 1)[-1]))
-        for name in named
+        any(index.count(part) > 0 for part in (name, name.rsplit(".", 1)[-1])) for name in named
     )
     return QuestionTerms(
         tuple(words), tuple(idf), tuple(present), tuple(named), named_present, kwargs
@@ -212,18 +193,9 @@ def _phrases(terms: QuestionTerms, texts: Sequence[str]) -> float:
     return got / sum(weights)
 
 
-def _absent_idf(terms: QuestionTerms) -> float:
-    """IDF-weighted share of the question's words that no chunk holds: a word the index lacks
-    has the highest IDF, so one missing rare word among common ones weighs more than its count."""
-    total = sum(terms.idf)
-    if total <= 0:
-        return 0.0
-    return sum(i for i, p in zip(terms.idf, terms.present, strict=True) if not p) / total
-
-
 def _takes(name: str, texts: Sequence[str]) -> bool:
     """Some text takes `name` as a parameter or sets it as a keyword (`name=`, `name: int`)."""
-    rx = re.compile(rf"\b{re.escape(name)}\??\s*[=:](?!=)")
+    rx = re.compile(rf"\b{re.escape(name)}\s*[=:](?!=)")
     return any(rx.search(t) for t in texts)
 
 
@@ -277,7 +249,6 @@ def gate_signals(
         "idf_cov3": _covered(terms, texts),
         "phrase3": _phrases(terms, texts),
         "absent": missing_words / len(terms.words) if terms.words else 0.0,
-        "absent_idf": _absent_idf(terms),
         "ident_named": 1.0 if terms.named else 0.0,
         "ident_missing": 1.0 if not all(terms.named_present) else 0.0,
         "ident_in_top": len(named_in_top) / len(terms.named) if terms.named else 0.0,
