@@ -234,3 +234,16 @@ def nearest_of_absent(question: str, engine: Engine, name: str) -> dict:  # type
     assert f"`{name}`" in ans.answer
     nearest: dict = absent[name]["nearest"]  # type: ignore[type-arg]
     return nearest
+
+
+def indexed_engine(root: Path, files: dict[str, str]) -> Engine:
+    """A real engine over `files` (relative path -> text) written under root/ws, indexed
+    lexically (no model needed); the caller closes it."""
+    ws = root / "ws"
+    for rel, text in files.items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(text, encoding="utf-8")
+    eng = Engine.open(root / "storage")
+    eng.add_project(ws)
+    eng.index(embed=False)
+    return eng

@@ -12,7 +12,7 @@ import pytest
 
 from code_compass_server.answer.go_packages import go_package_clause
 from code_compass_server.engine import Engine
-from tests.answer.conftest import nearest_of_absent
+from tests.answer.conftest import indexed_engine, nearest_of_absent
 
 OPTIONS_GO = """\
 package token
@@ -93,20 +93,14 @@ A small tool to sign and verify tokens with the token package: pass the audience
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    root = tmp_path_factory.mktemp("gopkg")
-    ws = root / "ws"
-    for rel, text in {
+    files = {
         "go.mod": "module example.com/token\n\ngo 1.22\n",
         "options.go": OPTIONS_GO,
         "parser.go": PARSER_GO,
         "cmd/token/main.go": CMD_MAIN_GO,
         "cmd/token/README.md": CMD_README_MD,
-    }.items():
-        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
-        (ws / rel).write_text(text, encoding="utf-8")
-    eng = Engine.open(root / "storage")
-    eng.add_project(ws)
-    eng.index(embed=False)
+    }
+    eng = indexed_engine(tmp_path_factory.mktemp("gopkg"), files)
     yield eng
     eng.close()
 

@@ -21,7 +21,7 @@ import pytest
 from code_compass_server.answer import AskRequest, ask
 from code_compass_server.answer.near_names import bare_names, likeness, writer_values
 from code_compass_server.engine import Engine
-from tests.answer.conftest import nearest_of_absent
+from tests.answer.conftest import indexed_engine, nearest_of_absent
 
 README_MD = """\
 # envfile
@@ -164,9 +164,7 @@ export class CstVisitor {
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    root = tmp_path_factory.mktemp("meaning")
-    ws = root / "ws"
-    for rel, text in {
+    files = {
         "README.md": README_MD,
         "src/envfile/__init__.py": ENVFILE_INIT_PY,
         "src/envfile/main.py": ENVFILE_MAIN_PY,
@@ -176,12 +174,8 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         "src/parse/cst.ts": CST_TS,
         "src/parse/visitor.ts": VISITOR_TS,
         "src/parse/recognizer_api.ts": RECOGNIZER_TS,
-    }.items():
-        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
-        (ws / rel).write_text(text, encoding="utf-8")
-    eng = Engine.open(root / "storage")
-    eng.add_project(ws)
-    eng.index(embed=False)
+    }
+    eng = indexed_engine(tmp_path_factory.mktemp("meaning"), files)
     yield eng
     eng.close()
 

@@ -14,7 +14,7 @@ from code_compass_server.answer import AskRequest, ask
 from code_compass_server.answer.absent import named_members
 from code_compass_server.answer.near_names import bare_names, defines
 from code_compass_server.engine import Engine
-from tests.answer.conftest import nearest_of_absent
+from tests.answer.conftest import indexed_engine, nearest_of_absent
 
 README_MD = """\
 # textfmt
@@ -93,20 +93,14 @@ func (s *barStyle) Tip(v string) StyleComposer    { s.tip = v; return s }
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    root = tmp_path_factory.mktemp("owners")
-    ws = root / "ws"
-    for rel, text in {
+    files = {
         "README.md": README_MD,
         "src/textfmt/__init__.py": TEXTFMT_INIT_PY,
         "src/textfmt/i18n.py": TEXTFMT_I18N_PY,
         "src/textfmt/number.py": TEXTFMT_NUMBER_PY,
         "bars/style.go": STYLE_GO,
-    }.items():
-        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
-        (ws / rel).write_text(text, encoding="utf-8")
-    eng = Engine.open(root / "storage")
-    eng.add_project(ws)
-    eng.index(embed=False)
+    }
+    eng = indexed_engine(tmp_path_factory.mktemp("owners"), files)
     yield eng
     eng.close()
 
